@@ -1,0 +1,2 @@
+// Placeholder so bench/tsconfig.json has an input; benchmarks land with their issues.
+export {};

@@ -1,0 +1,2 @@
+// Placeholder so the tsconfig has an input; filled by its issue.
+export {};

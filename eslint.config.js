@@ -1,0 +1,115 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+import solid from 'eslint-plugin-solid/configs/typescript';
+import globals from 'globals';
+
+/** Import rules of docs/architecture.md: each folder may reach only the folders named here. */
+const FOLDERS = ['protocol', 'src', 'sw', 'relay', 'machine', 'device', 'bench', 'scripts', 'e2e'];
+/** @param {string[]} allowed */
+const onlyImports = (allowed) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
+        group: [`**/${f}`, `**/${f}/**`],
+        message: `This folder may not import from ${f}/ (see docs/architecture.md).`,
+      })),
+    },
+  ],
+});
+const NODE_BUILTINS = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        { group: ['node:*'], message: 'protocol/ runs in the browser too: no Node built-ins.' },
+        ...FOLDERS.filter((f) => f !== 'protocol').map((f) => ({
+          group: [`**/${f}`, `**/${f}/**`],
+          message: 'protocol/ imports nothing of ours.',
+        })),
+      ],
+    },
+  ],
+};
+
+export default tseslint.config(
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'dev-dist/',
+      '.data/',
+      'test-results/',
+      'playwright-report/',
+    ],
+  },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Closed sets are `as const` maps, not enums.' },
+      ],
+    },
+  },
+  {
+    files: ['protocol/**/*.ts'],
+    ignores: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
+    rules: NODE_BUILTINS,
+  },
+  {
+    files: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
+    rules: onlyImports(['protocol']),
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ...solid,
+    languageOptions: { ...solid.languageOptions, globals: globals.browser },
+  },
+  { files: ['src/**/*.{ts,tsx}'], rules: onlyImports(['protocol', 'src']) },
+  {
+    files: ['sw/**/*.ts'],
+    languageOptions: { globals: globals.serviceworker },
+    rules: onlyImports(['protocol', 'sw']),
+  },
+  { files: ['relay/**/*.ts'], rules: onlyImports(['protocol', 'relay']) },
+  { files: ['device/**/*.ts'], rules: onlyImports(['protocol', 'device']) },
+  { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench']) },
+  // The machine hosts the device lane: it may use device/wire and device/lane, never the executor.
+  {
+    files: ['machine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...['src', 'sw', 'relay', 'bench', 'scripts', 'e2e'].map((f) => ({
+              group: [`**/${f}`, `**/${f}/**`],
+              message: `machine/ may not import from ${f}/ (see docs/architecture.md).`,
+            })),
+            {
+              group: ['**/device/executor', '**/device/executor/**'],
+              message: 'machine/ may use only the device lane and wire.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: [
+      'relay/**',
+      'machine/**',
+      'device/**',
+      'bench/**',
+      'scripts/**',
+      'e2e/**',
+      '*.config.{ts,js}',
+    ],
+    languageOptions: { globals: globals.node },
+  },
+);

@@ -1,0 +1,38 @@
+import { defineConfig, devices } from '@playwright/test';
+
+// Playwright cannot download a browser here; Debian's Chromium is used instead.
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const APP_ORIGIN = 'http://127.0.0.1:4173';
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: true,
+  timeout: 60_000,
+  reporter: [['list']],
+  use: {
+    ...devices['Pixel 7'],
+    browserName: 'chromium',
+    baseURL: APP_ORIGIN,
+    launchOptions: {
+      executablePath: CHROMIUM_PATH,
+      args: [
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort',
+    url: APP_ORIGIN,
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,15 @@
+// dsh-dispatch wire v1: the one library the phone, its service worker, the relay and the machine
+// share. Runs unchanged in browsers, service workers and Node (see protocol/tsconfig.json).
+export * from './result.ts';
+export * from './closed-sets.ts';
+export * from './limits.ts';
+export * from './bytes.ts';
+export * from './clamp.ts';
+export * from './pairing.ts';
+export * from './keys.ts';
+export * from './seal.ts';
+export * from './frames.ts';
+export * from './messages.ts';
+export * from './push.ts';
+export * from './idempotency.ts';
+export * from './backoff.ts';

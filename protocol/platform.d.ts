@@ -1,0 +1,10 @@
+// The only platform globals protocol/ may use: they exist identically in browsers, service
+// workers and Node 20. Declared here (not via lib "DOM" or @types/node) so that `window`,
+// `document`, `Buffer` and `process` stay compile errors in this folder.
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+}
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean });
+  decode(input?: Uint8Array): string;
+}

@@ -1,0 +1,2 @@
+// Filled by its issue; see docs/protocol-api.md.
+export {};
