@@ -2,7 +2,9 @@ import { defineConfig, devices } from '@playwright/test';
 
 // Playwright cannot download a browser here; Debian's Chromium is used instead.
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const APP_ORIGIN = 'http://127.0.0.1:4173';
+// E2E_PORT lets two checkouts run their e2e suites side by side; the app's origin is always 127.0.0.1.
+export const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
+export const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -30,7 +32,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort',
+    command: `npx vite preview --host 127.0.0.1 --port ${APP_PORT} --strictPort`,
     url: APP_ORIGIN,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
