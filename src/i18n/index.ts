@@ -1,0 +1,35 @@
+import { en, type MessageKey } from './en.ts';
+import { zh } from './zh.ts';
+
+export const LOCALES = { en: 'en', zh: 'zh-CN' } as const;
+export type Locale = (typeof LOCALES)[keyof typeof LOCALES];
+export const DICTIONARIES: Record<Locale, Record<MessageKey, string>> = { en, 'zh-CN': zh };
+export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体中文' };
+
+export type Params = Record<string, string | number>;
+export type Translate = (key: MessageKey, params?: Params) => string;
+
+export function translate(locale: Locale, key: MessageKey, params?: Params): string {
+  const text = DICTIONARIES[locale][key] ?? en[key];
+  return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => String(params[name] ?? m)) : text;
+}
+
+/** Keys built from codes that come off the wire fall back to a generic key, never to nothing. */
+export function hasKey(key: string): key is MessageKey {
+  return key in en;
+}
+
+export function defaultLocale(languages: readonly string[]): Locale {
+  const first = languages.find((l) => /^(en|zh)\b/i.test(l));
+  return first?.toLowerCase().startsWith('zh') ? LOCALES.zh : LOCALES.en;
+}
+
+export function formatTime(locale: Locale, ms: number): string {
+  return new Intl.DateTimeFormat(locale, {
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(ms);
+}
+
+export type { MessageKey };
