@@ -144,6 +144,7 @@ export const en = {
   'pairing.bad-secret': 'The secret in this code is not valid (it must be 32 bytes).',
   'pairing.bad-machine-name': 'The machine name in this code is not valid.',
   'pairing.too-long': 'This code is too long to be a pairing code.',
+  'pairing.not-a-pairing-link': 'This link does not contain a pairing code.',
   'pairing.unknown': 'This pairing code is not valid.',
   'relay.bad-hello': 'The relay refused to join this machine’s room.',
   'relay.bad-frame': 'The relay refused a message as malformed.',

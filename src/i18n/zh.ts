@@ -143,6 +143,7 @@ export const zh: Record<MessageKey, string> = {
   'pairing.bad-secret': '配对码中的密钥无效（必须是 32 字节）。',
   'pairing.bad-machine-name': '配对码中的机器名称无效。',
   'pairing.too-long': '此内容过长，不是配对码。',
+  'pairing.not-a-pairing-link': '此链接不包含配对码。',
   'pairing.unknown': '此配对码无效。',
   'relay.bad-hello': '中继拒绝加入这台机器的房间。',
   'relay.bad-frame': '中继因格式错误拒绝了一条消息。',
