@@ -1,0 +1,94 @@
+import { appUrl, expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { makeTestMachine } from './support/test-machine.ts';
+
+test.describe('Pairing (issue 7 §1, D14)', () => {
+  test('by pasted code: confirm shows machine and relay host, then the machine appears with its presence', async ({
+    page,
+    relay,
+  }) => {
+    const machine = makeTestMachine(relay.url, 'laptop');
+    await machine.connect();
+    await page.goto('/#/pair');
+    await expectAccessible(page, 'pair');
+    await page.getByLabel('Pairing code').fill(machine.code);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByText('Machine: laptop')).toBeVisible();
+    await expect(page.getByText(`Relay: 127.0.0.1:${relay.port}`)).toBeVisible();
+    await expectAccessible(page, 'pair confirm');
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
+    await expect(page.getByText('Machine online')).toBeVisible();
+    await machine.waitFor((m) => m.type === 'sessions.get');
+    await expectAccessible(page, 'machine');
+    // The secret lives only in IndexedDB, never in localStorage or the URL.
+    const secretPart = machine.code.slice(-20);
+    expect(page.url()).not.toContain(secretPart);
+    const local = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    expect(local).not.toContain(secretPart);
+    await machine.close();
+  });
+
+  test('by link: the #pair= fragment leaves the address bar and the history at once', async ({
+    page,
+    relay,
+  }) => {
+    const machine = makeTestMachine(relay.url, 'desk');
+    await machine.connect();
+    await page.goto('/');
+    await page.goto(machine.link(appUrl));
+    await expect(page.getByText('Machine: desk')).toBeVisible();
+    expect(page.url()).not.toContain('pair=');
+    expect(page.url()).toMatch(/#\/pair$/);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'desk' })).toBeVisible();
+    await page.goBack();
+    expect(page.url()).not.toContain('pair=');
+    await page.goBack();
+    expect(page.url()).not.toContain('pair=');
+    await machine.close();
+  });
+
+  test('a bad code gets the message of its protocol error and nothing is stored', async ({
+    page,
+  }) => {
+    await page.goto('/#/pair');
+    await page.getByLabel('Pairing code').fill('not a code!');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByRole('alert')).toHaveText(
+      'This is not a pairing code (it must be base64url).',
+    );
+    await page
+      .getByLabel('Pairing code')
+      .fill(
+        Buffer.from('{"v":1,"relay":"wss://r.example","secret":"AAAA","machine":"m"}').toString(
+          'base64url',
+        ),
+      );
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByRole('alert')).toHaveText(
+      'The secret in this code is not valid (it must be 32 bytes).',
+    );
+    await page.goto('/');
+    await expect(page.getByText('No machine is paired yet.')).toBeVisible();
+  });
+
+  test('re-pairing a machine replaces it (one entry, new secret)', async ({ page, relay }) => {
+    const first = makeTestMachine(relay.url, 'laptop');
+    const second = makeTestMachine(relay.url, 'laptop');
+    await first.connect();
+    await second.connect();
+    await pairByCode(page, first.code, 'laptop');
+    await page.goto('/#/pair');
+    await page.getByLabel('Pairing code').fill(second.code);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(
+      page.getByText('This machine is already paired: its secret will be replaced.'),
+    ).toBeVisible();
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await expect(page.getByText('Machine online')).toBeVisible();
+    await page.goto('/');
+    await expect(page.getByRole('link', { name: /laptop/ })).toHaveCount(1);
+    await first.close();
+    await second.close();
+  });
+});

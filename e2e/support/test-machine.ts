@@ -1,0 +1,100 @@
+// A minimal machine end written in the test itself (real `ws` socket, real room keys, real
+// sealing) for rules where the test must see exactly what the phone sent — or must send what no
+// honest machine would (a frame sealed with the wrong key). The mock machine covers the rest.
+import WebSocket from 'ws';
+import {
+  encodePairing,
+  open,
+  pairingLink,
+  parsePhoneMessage,
+  roomKeys,
+  seal,
+  toBase64Url,
+  type PhoneMessage,
+} from '../../protocol/index.ts';
+import { randomBytes } from 'node:crypto';
+
+export type TestMachine = {
+  roomId: string;
+  code: string;
+  link(appUrl: string): string;
+  /** Every phone message received, decrypted and parsed. */
+  received: PhoneMessage[];
+  say(message: Record<string, unknown>): void;
+  sayRaw(payload: string): void;
+  waitFor(pred: (m: PhoneMessage) => boolean, timeoutMs?: number): Promise<PhoneMessage>;
+  connect(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export function makeTestMachine(relayUrl: string, name: string): TestMachine {
+  const secret = new Uint8Array(randomBytes(32));
+  const { roomId, key } = roomKeys(secret);
+  const code = encodePairing({ v: 1, relay: relayUrl, secret: toBase64Url(secret), machine: name });
+  const received: PhoneMessage[] = [];
+  const waiters = new Set<() => void>();
+  let ws: WebSocket | null = null;
+
+  const machine: TestMachine = {
+    roomId,
+    code,
+    link: (appUrl) => pairingLink(appUrl, code),
+    received,
+    say(message) {
+      machine.sayRaw(seal({ v: 1, ts: Date.now(), ...message }, key));
+    },
+    sayRaw(payload) {
+      ws?.send(JSON.stringify({ kind: 'msg', room: roomId, payload }));
+    },
+    waitFor(pred, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const hit = received.find(pred);
+          if (!hit) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(hit);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `${name}: no matching phone message within ${timeoutMs} ms; got ${received.map((m) => m.type).join(', ')}`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    connect() {
+      return new Promise((resolve, reject) => {
+        const socket = new WebSocket(relayUrl);
+        ws = socket;
+        socket.once('error', reject);
+        socket.on('open', () =>
+          socket.send(JSON.stringify({ kind: 'hello', room: roomId, role: 'machine' })),
+        );
+        socket.on('message', (data) => {
+          const frame = JSON.parse(String(data)) as { kind: string; payload?: string };
+          if (frame.kind === 'hello-ok') resolve();
+          if (frame.kind !== 'msg' || !frame.payload) return;
+          const opened = open(frame.payload, key);
+          if (!opened.ok) return;
+          const parsed = parsePhoneMessage(opened.value);
+          if (!parsed.ok) return;
+          received.push(parsed.value);
+          for (const w of [...waiters]) w();
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        if (!ws || ws.readyState === WebSocket.CLOSED) return resolve();
+        ws.once('close', () => resolve());
+        ws.close();
+      });
+    },
+  };
+  return machine;
+}
