@@ -23,7 +23,11 @@ test.describe('Pairing (issue 7 §1, D14)', () => {
     // The secret lives only in IndexedDB, never in localStorage or the URL.
     const secretPart = machine.code.slice(-20);
     expect(page.url()).not.toContain(secretPart);
-    const local = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    const local = await page.evaluate(() => {
+      const storage = (globalThis as unknown as { localStorage: Record<string, string> })
+        .localStorage;
+      return JSON.stringify({ ...storage });
+    });
     expect(local).not.toContain(secretPart);
     await machine.close();
   });
