@@ -34,6 +34,15 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
   const received: PhoneMessage[] = [];
   const waiters = new Set<() => void>();
   let ws: WebSocket | null = null;
+  // D8, as the real machine does it: open requests and the snapshot are re-sent when a phone joins.
+  const open_ = new Map<string, Record<string, unknown>>();
+  const remember = (m: Record<string, unknown>) => {
+    if (m.type === 'session.snapshot') open_.set('snapshot', m);
+    if (m.type === 'approval.request') open_.set(`a:${String(m.approvalId)}`, m);
+    if (m.type === 'question.request') open_.set(`q:${String(m.questionId)}`, m);
+    if (m.type === 'approval.closed') open_.delete(`a:${String(m.approvalId)}`);
+    if (m.type === 'question.closed') open_.delete(`q:${String(m.questionId)}`);
+  };
 
   const machine: TestMachine = {
     roomId,
@@ -41,6 +50,7 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
     link: (appUrl) => pairingLink(appUrl, code),
     received,
     say(message) {
+      remember(message);
       machine.sayRaw(seal({ v: 1, ts: Date.now(), ...message }, key));
     },
     sayRaw(payload) {
@@ -76,8 +86,16 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
           socket.send(JSON.stringify({ kind: 'hello', room: roomId, role: 'machine' })),
         );
         socket.on('message', (data) => {
-          const frame = JSON.parse(String(data)) as { kind: string; payload?: string };
+          const frame = JSON.parse(String(data)) as {
+            kind: string;
+            payload?: string;
+            role?: string;
+            online?: boolean;
+          };
           if (frame.kind === 'hello-ok') resolve();
+          if (frame.kind === 'presence' && frame.role === 'phone' && frame.online)
+            for (const m of open_.values())
+              machine.sayRaw(seal({ v: 1, ts: Date.now(), ...m }, key));
           if (frame.kind !== 'msg' || !frame.payload) return;
           const opened = open(frame.payload, key);
           if (!opened.ok) return;
