@@ -35,7 +35,7 @@ async function barrier(page: Page, machine: TestMachine) {
 /** In-app navigation (no reload), like tapping a link. */
 async function nav(page: Page, hash: string) {
   await page.evaluate((h) => {
-    location.hash = h;
+    (globalThis as unknown as { location: { hash: string } }).location.hash = h;
   }, hash);
 }
 
