@@ -30,8 +30,14 @@ export function addStep(trail: StepTrail, tool: string, maxEntries = MAX_STEP_EN
   return { entries, totalCalls: trail.totalCalls + 1, droppedCalls };
 }
 
-/** What the wire carries: `stepCount` only when the trail is not whole. */
-export function trailForWire(trail: StepTrail): { steps: string[]; stepCount?: number } {
-  const steps = trail.entries.map((e) => (e.count > 1 ? `${e.tool} ×${e.count}` : e.tool));
+/** What the wire carries: `{tool, count}` with `count` only for collapsed repeats ("read ×5"),
+ * and `stepCount` only when the trail is not whole. */
+export function trailForWire(trail: StepTrail): {
+  steps: Array<{ tool: string; count?: number }>;
+  stepCount?: number;
+} {
+  const steps = trail.entries.map((e) =>
+    e.count > 1 ? { tool: e.tool, count: e.count } : { tool: e.tool },
+  );
   return trail.droppedCalls > 0 ? { steps, stepCount: trail.totalCalls } : { steps };
 }
