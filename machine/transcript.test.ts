@@ -31,6 +31,14 @@ describe('transcript paging', () => {
     expect(store.page({ before: 1 })).toEqual({ entries: [], more: false });
   });
 
+  it('every entry is free text clamped to 10 KiB with the suffix', () => {
+    const store = makeTranscriptStore();
+    const e = store.append('assistant', 'ß'.repeat(6000), 1);
+    expect(Buffer.byteLength(e.text)).toBeLessThanOrEqual(10 * 1024);
+    expect(e.text.endsWith('…[truncated]')).toBe(true);
+    expect(e.truncated).toBe(true);
+  });
+
   it('an entry larger than the whole budget is cut (truncated) so paging always progresses', () => {
     const store = makeTranscriptStore();
     store.append('user', 'old', 1);

@@ -1,3 +1,5 @@
+import { clampText, MAX_FREE_TEXT_BYTES, TRUNCATION_SUFFIX } from '../protocol/index.ts';
+
 // The conversation of one session (spec: `transcript`). Pages are built backwards from the
 // newest entry until the byte budget is spent, so a page always fits in one sealed envelope and
 // `more` tells the phone that older entries remain.
@@ -45,7 +47,11 @@ export function makeTranscriptStore(maxEntries = MAX_TRANSCRIPT_ENTRIES): Transc
   const entries: StoredEntry[] = [];
   let nextSeq = 1;
   return {
-    append(role, text, ts, truncated) {
+    append(role, raw, ts, wasTruncated) {
+      // Each entry is free text: clamped to 10 KiB like every other free-text field.
+      const clamped = clampText(raw, { bytes: MAX_FREE_TEXT_BYTES, suffix: TRUNCATION_SUFFIX });
+      const text = clamped.text;
+      const truncated = wasTruncated === true || clamped.truncated;
       const entry: StoredEntry = truncated
         ? { seq: nextSeq++, role, text, ts, truncated: true }
         : { seq: nextSeq++, role, text, ts };
