@@ -25,7 +25,7 @@ export const MAX_APPROVAL_TITLE_CHARS = 200;
 
 /** The `tag` collapsing one session's notifications: a UUID without hyphens (32 chars). */
 export const pushTagFor = (sessionId: string): string => {
-  const t = sessionId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32);
+  const t = sessionId.replace(/[^A-Za-z0-9]/g, '').slice(0, 32);
   return t === '' ? 'machine' : t;
 };
 
