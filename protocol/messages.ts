@@ -104,7 +104,7 @@ function step(v: unknown): SessionStep {
   throw new Invalid('a step must be a tool name or {tool, count}');
 }
 
-export function parseSession(v: unknown): Session {
+function parseSession(v: unknown): Session {
   const o = obj(v, 'session');
   return defined({
     sessionId: id(o, 'sessionId'),
