@@ -31,7 +31,6 @@ for (const [addr, bits] of [
   ['fe80::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
-  ['::ffff:0:0', 96],
   ['2001:db8::', 32],
 ] as const)
   blocked.addSubnet(addr, bits, 'ipv6');
@@ -40,6 +39,8 @@ for (const [addr, bits] of [
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 0) return false;
+  // IPv4-mapped IPv6 is refused outright: a BlockList /96 for it would also match every IPv4.
+  if (family === 6 && /^::ffff:/i.test(address)) return false;
   return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
