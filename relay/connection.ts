@@ -74,6 +74,8 @@ export class Connection implements Peer {
   }
 
   error(code: ErrorCode, message: string): void {
+    // The code only: messages may quote client input.
+    this.ctx.log.debug({ code }, 'refused frame');
     this.send(encodeFrame({ kind: 'error', code, message }));
   }
 
