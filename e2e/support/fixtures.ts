@@ -1,16 +1,32 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { APP_ORIGIN } from '../../playwright.config.ts';
-import { startRelay, type Relay } from './processes.ts';
+import { startMachine, startRelay, type MockMachine, type Relay } from './processes.ts';
 
 /** Every test gets its own relay on a free port, stopped (whole process group) afterwards. */
-export const test = base.extend<{ relay: Relay }>({
+export const test = base.extend<{
+  relay: Relay;
+  /** Starts a mock machine on the test's relay; every one is stopped after the test. */
+  machine: (name: string, options?: { allowFullAccess?: boolean }) => Promise<MockMachine>;
+}>({
   relay: async ({}, use) => {
     const relay = await startRelay();
     try {
       await use(relay);
     } finally {
       await relay.stop();
+    }
+  },
+  machine: async ({ relay }, use) => {
+    const started: MockMachine[] = [];
+    try {
+      await use(async (name, options = {}) => {
+        const m = await startMachine({ relay: relay.url, name, appUrl: APP_ORIGIN, ...options });
+        started.push(m);
+        return m;
+      });
+    } finally {
+      await Promise.all(started.map((m) => m.stop()));
     }
   },
 });

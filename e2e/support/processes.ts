@@ -18,6 +18,10 @@ export type Proc = {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   write(line: string): void;
   stop(): Promise<void>;
+  /** Freezes the whole group (SIGSTOP): its sockets stay open but nothing is read or sent. */
+  freeze(): void;
+  /** SIGKILL to the whole group, waiting until it is gone: a crash, not a shutdown. */
+  kill(): Promise<void>;
 };
 
 export function startProcess(name: string, script: string, args: string[]): Proc {
@@ -88,6 +92,14 @@ export function startProcess(name: string, script: string, args: string[]): Proc
     write(line) {
       child.stdin!.write(`${line}\n`);
     },
+    freeze() {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGSTOP');
+    },
+    async kill() {
+      if (exited || child.pid === undefined) return;
+      process.kill(-child.pid, 'SIGKILL');
+      await exitedPromise;
+    },
     async stop() {
       if (exited || child.pid === undefined) return;
       try {
@@ -148,8 +160,9 @@ export async function startRelay(): Promise<Relay> {
       await current.proc.stop();
       data.remove();
     },
-    async restart() {
-      await current.proc.stop();
+    async restart(options: { crash?: boolean } = {}) {
+      if (options.crash) await current.proc.kill();
+      else await current.proc.stop();
       current = await launch(relay.port);
       relay.proc = current.proc;
     },
@@ -161,6 +174,8 @@ export type MockMachine = {
   proc: Proc;
   pairingCode: string;
   root: string;
+  /** Desk output lines that match, e.g. /approval (\w+) closed: allow/. */
+  deskLines(pattern: RegExp): string[];
   stop(): Promise<void>;
 };
 
@@ -187,12 +202,13 @@ export async function startMachine(options: {
   ];
   if (options.allowFullAccess) args.push('--allow-full-access');
   const proc = startProcess(`machine ${options.name}`, 'machine/main.ts', args);
-  await proc.waitForLine(/connected|joined|hello-ok|online/i);
+  await proc.waitForLine(/Type "help" for desk commands/);
   const pairingCode = readFileSync(join(state.path, 'pairing-code.txt'), 'utf8').trim();
   return {
     proc,
     pairingCode,
     root: root.path,
+    deskLines: (pattern) => proc.lines.filter((l) => pattern.test(l)),
     async stop() {
       await proc.stop();
       state.remove();

@@ -335,3 +335,24 @@ describe('Forget', () => {
     expect(RELAY).toContain('127.0.0.1');
   });
 });
+
+describe('D10: an action that cannot be stored is not sent', () => {
+  it('refuses with storage-failed, sends nothing and leaves no Sent entry behind', async () => {
+    const kv = makeMemoryKv();
+    const h = makeHarness({ kv });
+    await h.client.start();
+    const p = pairingFor('laptop', 7);
+    await h.client.pair(p);
+    const m = machineOf(p);
+    const ws = h.sockets.last();
+    connect(ws);
+    m.say(ws, approval('a1'));
+    kv.set = () => Promise.reject(Object.assign(new Error('clone'), { name: 'DataCloneError' }));
+    expect(await h.client.respondApproval(m.roomId, 'a1', 'allow')).toEqual({
+      ok: false,
+      code: 'storage-failed',
+    });
+    expect(h.client.state().outbox).toEqual([]);
+    expect(m.heard(ws).filter((x) => x.type === 'approval.respond')).toEqual([]);
+  });
+});

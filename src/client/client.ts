@@ -41,6 +41,7 @@ export const ACT_BLOCKS = {
   machineOffline: 'machine-offline',
   repairNeeded: 'repair-needed',
   unknownMachine: 'unknown-machine',
+  storageFailed: 'storage-failed',
 } as const;
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
 export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
@@ -258,14 +259,19 @@ export function makeClient(deps: ClientDeps) {
     if (block) return { ok: false, code: block };
     const requestId = uuid();
     const message = { v: 1, ts: clock.machineNow(roomId), ...fields, requestId } as PhoneMessage;
-    await outbox.add({
-      requestId,
-      roomId,
-      kind,
-      targetId: targetOf(requestId),
-      message,
-      createdAt: now(),
-    });
+    try {
+      await outbox.add({
+        requestId,
+        roomId,
+        kind,
+        targetId: targetOf(requestId),
+        message,
+        createdAt: now(),
+      });
+    } catch (e) {
+      log(`outbox: an action could not be stored (${(e as Error).name}); not sent`);
+      return { ok: false, code: ACT_BLOCKS.storageFailed };
+    }
     if (!transmit(roomId, message)) outbox.markUnconfirmed(roomId);
     return { ok: true, requestId };
   };

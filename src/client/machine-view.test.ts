@@ -149,3 +149,21 @@ describe('Sessions', () => {
     expect(sessionsByActivity(v).map((x) => x.sessionId)).toEqual(['old', 'new']);
   });
 });
+
+describe('Transcript refresh', () => {
+  const page = (entries: number[], more: boolean) =>
+    msg({ type: 'transcript', requestId: 'r', sessionId: 's', entries: entries.map(entry), more });
+  it('a newer newest page that touches what was read keeps the older pages and their "more"', () => {
+    let v = applyMessage(base, page([5, 6], true), 1, { sessionId: 's' });
+    v = applyMessage(v, page([3, 4], true), 1, { sessionId: 's', before: 5 });
+    v = applyMessage(v, page([6, 7, 8], true), 2, { sessionId: 's' });
+    expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(v.transcripts.s!.more).toBe(true);
+  });
+  it('with a gap, the old pages are dropped instead of shown as continuous', () => {
+    let v = applyMessage(base, page([1, 2], false), 1, { sessionId: 's' });
+    v = applyMessage(v, page([9, 10], true), 2, { sessionId: 's' });
+    expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([9, 10]);
+    expect(v.transcripts.s!.more).toBe(true);
+  });
+});

@@ -140,13 +140,22 @@ export function applyMessage(
       const sessionId = ask?.sessionId ?? message.sessionId;
       const previous = v.transcripts[sessionId];
       const older = ask?.before !== undefined && previous;
+      const first = message.entries[0]?.seq;
+      const last = previous?.entries.at(-1)?.seq;
+      // A fresh newest page keeps the older pages already read when the two touch; with a gap
+      // between them the old ones are dropped rather than shown as if continuous.
+      const touches =
+        !older && previous && first !== undefined && last !== undefined && first <= last + 1;
+      const kept = touches ? previous.entries.filter((e) => e.seq < first) : [];
       const page: TranscriptView = older
         ? {
             entries: [...message.entries, ...previous.entries.filter((e) => e.seq >= ask.before!)],
             more: message.more === true,
             reason: message.reason,
           }
-        : { entries: message.entries, more: message.more === true, reason: message.reason };
+        : kept.length > 0
+          ? { entries: [...kept, ...message.entries], more: previous!.more, reason: message.reason }
+          : { entries: message.entries, more: message.more === true, reason: message.reason };
       return { ...v, transcripts: { ...v.transcripts, [sessionId]: page } };
     }
     case 'error':

@@ -129,7 +129,14 @@ export function makeOutbox(options: {
     async add(entry) {
       list = [...list, { ...entry, state: ACTION_STATES.sent, sendCount: 1 }];
       onChange();
-      await kv.set(OUTBOX_KEY, list);
+      try {
+        await kv.set(OUTBOX_KEY, list);
+      } catch (e) {
+        // Not stored means not sent: the action would not survive a restart, so it is refused.
+        list = list.filter((x) => x.requestId !== entry.requestId);
+        onChange();
+        throw e;
+      }
       armDeadline(entry.requestId);
     },
     markUnconfirmed(roomId) {

@@ -48,6 +48,7 @@ export const en = {
   'block.machine-offline': 'The machine is offline — actions are disabled.',
   'block.repair-needed': 'Re-pair this machine before acting.',
   'block.unknown-machine': 'This machine is not paired.',
+  'block.storage-failed': 'This phone could not store the action, so it was not sent.',
   'closed.approval.allow': 'Approval “{title}”: allowed.',
   'closed.approval.deny': 'Approval “{title}”: denied.',
   'closed.approval.local': 'Approval “{title}”: answered on the computer.',

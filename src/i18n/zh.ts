@@ -49,6 +49,7 @@ export const zh: Record<MessageKey, string> = {
   'block.machine-offline': '机器离线 — 暂时无法操作。',
   'block.repair-needed': '请先重新配对这台机器。',
   'block.unknown-machine': '这台机器尚未配对。',
+  'block.storage-failed': '这台手机无法保存此操作，因此未发送。',
   'closed.approval.allow': '审批“{title}”：已允许。',
   'closed.approval.deny': '审批“{title}”：已拒绝。',
   'closed.approval.local': '审批“{title}”：已在电脑上处理。',

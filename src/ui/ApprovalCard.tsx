@@ -27,10 +27,7 @@ export function ApprovalCard(props: {
           e.targetId === props.approval.approvalId,
       );
   const session = () => props.view.sessions[props.approval.sessionId];
-  const blocked = () => {
-    ui.state();
-    return ui.client.blocked(props.view.roomId);
-  };
+  const blocked = () => ui.blocked(props.view.roomId);
   const reasonId = () => `approval-why-${props.approval.approvalId}`;
   const truncated = () => props.approval.detail.endsWith(TRUNCATION_SUFFIX);
 

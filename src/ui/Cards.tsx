@@ -1,48 +1,69 @@
-import { For, Match, Switch } from 'solid-js';
+import { For, Show, createMemo } from 'solid-js';
 import type { OpenCard } from '../client/machine-view.ts';
 import { ApprovalCard } from './ApprovalCard.tsx';
 import { useUi } from './context.tsx';
 import { QuestionCard } from './QuestionCard.tsx';
 
-/** Open approvals and questions, announced politely as they arrive (aria-live). */
+const keyOf = (c: OpenCard) =>
+  `${c.roomId}|${c.kind}|${c.kind === 'approval' ? c.approval.approvalId : c.question.questionId}`;
+
+/**
+ * Open approvals and questions, announced politely as they arrive (aria-live). Cards are keyed
+ * by id, not by object, so a live update elsewhere never remounts a card the owner is filling in.
+ */
 export function Cards(props: { cards: OpenCard[]; focus?: { kind: string; id: string } }) {
   const ui = useUi();
+  const byKey = createMemo(() => new Map(props.cards.map((c) => [keyOf(c), c])));
+  const keys = createMemo(() => props.cards.map(keyOf));
   const viewOf = (roomId: string) => ui.state().machines.find((m) => m.roomId === roomId);
   return (
     <div class="cards" aria-live="polite" aria-relevant="additions">
-      <For each={props.cards}>
-        {(card) => (
-          <Switch>
-            <Match when={card.kind === 'approval' && viewOf(card.roomId) && card}>
-              {(c) => {
-                const a = c() as Extract<OpenCard, { kind: 'approval' }>;
-                return (
-                  <ApprovalCard
-                    view={viewOf(a.roomId)!}
-                    approval={a.approval}
-                    focus={
-                      props.focus?.kind === 'approval' && props.focus.id === a.approval.approvalId
-                    }
-                  />
-                );
-              }}
-            </Match>
-            <Match when={card.kind === 'question' && viewOf(card.roomId) && card}>
-              {(c) => {
-                const q = c() as Extract<OpenCard, { kind: 'question' }>;
-                return (
-                  <QuestionCard
-                    view={viewOf(q.roomId)!}
-                    question={q.question}
-                    focus={
-                      props.focus?.kind === 'question' && props.focus.id === q.question.questionId
-                    }
-                  />
-                );
-              }}
-            </Match>
-          </Switch>
-        )}
+      <For each={keys()}>
+        {(key) => {
+          const card = () => byKey().get(key);
+          const view = () => {
+            const c = card();
+            return c ? viewOf(c.roomId) : undefined;
+          };
+          const approval = () => {
+            const c = card();
+            return c?.kind === 'approval' ? c.approval : undefined;
+          };
+          const question = () => {
+            const c = card();
+            return c?.kind === 'question' ? c.question : undefined;
+          };
+          return (
+            <Show when={view()}>
+              {(v) => (
+                <>
+                  <Show when={approval()}>
+                    {(a) => (
+                      <ApprovalCard
+                        view={v()}
+                        approval={a()}
+                        focus={
+                          props.focus?.kind === 'approval' && props.focus.id === a().approvalId
+                        }
+                      />
+                    )}
+                  </Show>
+                  <Show when={question()}>
+                    {(q) => (
+                      <QuestionCard
+                        view={v()}
+                        question={q()}
+                        focus={
+                          props.focus?.kind === 'question' && props.focus.id === q().questionId
+                        }
+                      />
+                    )}
+                  </Show>
+                </>
+              )}
+            </Show>
+          );
+        }}
       </For>
     </div>
   );

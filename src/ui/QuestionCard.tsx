@@ -23,10 +23,7 @@ export function QuestionCard(props: {
       .outbox.find(
         (e) => e.kind === 'question' && e.roomId === props.view.roomId && e.targetId === qid(),
       );
-  const blocked = () => {
-    ui.state();
-    return ui.client.blocked(props.view.roomId);
-  };
+  const blocked = () => ui.blocked(props.view.roomId);
   const session = () => props.view.sessions[props.question.sessionId];
   const title = () => props.question.items[0]?.prompt ?? '';
   // Every item needs an option or (where allowed) some text: an empty answer is never sent.
@@ -55,7 +52,8 @@ export function QuestionCard(props: {
       const text = (free[item.id] ?? '').trim();
       return {
         itemId: item.id,
-        optionIds: picked[item.id] ?? [],
+        // A plain copy: a store proxy cannot be structured-cloned into IndexedDB.
+        optionIds: [...(picked[item.id] ?? [])],
         ...(text ? { freeText: text } : {}),
       };
     });

@@ -1,4 +1,4 @@
-import { For, Show, createSignal, onMount } from 'solid-js';
+import { For, Show, createEffect, createMemo, createSignal, on, untrack } from 'solid-js';
 import type { MachineView } from '../client/machine-view.ts';
 import { useUi } from './context.tsx';
 import { reasonText } from './widgets.tsx';
@@ -13,9 +13,23 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
     if (ui.client.getTranscript(props.view.roomId, props.sessionId, before) !== null)
       setAsked(true);
   };
-  onMount(() => {
-    if (!page()) load();
+  // The newest page is asked for as soon as the machine can answer (also after a reload, when
+  // the screen appears before the link is up).
+  createEffect(() => {
+    if (!page() && !asked() && ui.blocked(props.view.roomId) === null) untrack(() => load());
   });
+  // When the session moves on (a turn ended, a reply landed) the newest page is asked again.
+  // A memo, so only a changed value (not every state update) asks again.
+  const lastActivity = createMemo(() => props.view.sessions[props.sessionId]?.lastActivity);
+  createEffect(
+    on(
+      lastActivity,
+      () => {
+        if (untrack(page) && untrack(() => ui.blocked(props.view.roomId)) === null) load();
+      },
+      { defer: true },
+    ),
+  );
   const oldestSeq = () => page()?.entries[0]?.seq;
   return (
     <section class="section" aria-labelledby="transcript-title">
@@ -27,7 +41,7 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
             type="button"
             class="btn"
             onClick={() => load()}
-            disabled={ui.client.blocked(props.view.roomId) === 'offline'}
+            disabled={ui.blocked(props.view.roomId) !== null}
           >
             {ui.t('session.loadTranscript')}
           </button>

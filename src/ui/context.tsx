@@ -50,6 +50,8 @@ export type Ui = {
   setPairCode(code: string | null): void;
   storage: Accessor<StorageState>;
   requestPersist(): Promise<void>;
+  /** Why actions on this machine are disabled right now (reactive), or null. */
+  blocked(roomId: string): ReturnType<Client['blocked']>;
 };
 
 const UiContext = createContext<Ui>();
@@ -138,6 +140,10 @@ export function createUi(client: Client, initialPairCode: string | null): Ui {
     pairCode,
     setPairCode,
     storage,
+    blocked(roomId) {
+      state();
+      return client.blocked(roomId);
+    },
     async requestPersist() {
       if (!navigator.storage?.persist) return;
       setStorage((await navigator.storage.persist()) ? 'persisted' : 'not-persisted');

@@ -36,10 +36,7 @@ export default function NewSession(props: { roomId?: string }) {
   const fullOffered = () => view()?.status?.capabilities?.fullAccessDispatch === true;
   const dispatchOff = () => roots() !== undefined && roots()!.length === 0;
   const fullConfirmed = () => !full() || confirmWord().trim() === ui.t('new.fullAccessWord');
-  const blocked = () => {
-    ui.state();
-    return roomId() ? ui.client.blocked(roomId()) : 'unknown-machine';
-  };
+  const blocked = () => (roomId() ? ui.blocked(roomId()) : 'unknown-machine');
   const result = () => {
     const id = requestId();
     return id ? view()?.dispatchResults[id] : undefined;

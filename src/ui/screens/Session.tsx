@@ -144,7 +144,7 @@ export default function SessionScreen(props: {
                   <button
                     type="submit"
                     class="btn primary"
-                    disabled={ui.client.blocked(props.roomId) !== null || reply().trim() === ''}
+                    disabled={ui.blocked(props.roomId) !== null || reply().trim() === ''}
                   >
                     {ui.t('session.send')}
                   </button>
