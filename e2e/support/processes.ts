@@ -130,7 +130,8 @@ export type Relay = {
   port: number;
   proc: Proc;
   stop(): Promise<void>;
-  restart(): Promise<void>;
+  /** Stops the relay (or, with `crash`, kills it) and starts it again on the same port. */
+  restart(options?: { crash?: boolean }): Promise<void>;
 };
 
 /** The relay on a free loopback port; `restart` brings it back on the same port. */

@@ -149,7 +149,9 @@ export function makeClient(deps: ClientDeps) {
         if (machineOnline !== view.machineOnline || view.machineSince === null)
           setView(event.room, { ...view, machineOnline, machineSince: now() });
         if (event.fresh && machineOnline) send(event.room, { type: 'sessions.get' });
-        resend(event.room);
+        // Without the machine in the room the relay would drop a re-send; it goes out when the
+        // machine's presence arrives instead.
+        if (machineOnline) resend(event.room);
         return;
       }
       case 'refused':
