@@ -176,17 +176,14 @@ export class Connection implements Peer {
   }
 
   private onMsg(room: string, data: Buffer, push: PushHint | null, pushStart: number): void {
+    // Size caps first, as in parseClientFrame, so both paths give the same reply.
+    if (push !== null && Buffer.byteLength(push.payload) > MAX_PUSH_PAYLOAD_BYTES) {
+      return this.error('too-large', `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`);
+    }
     const role = (this.rooms as Map<string, Role>).get(room);
     if (role === undefined) return this.error('bad-frame', 'not joined to this room');
-    if (push !== null) {
-      if (role === 'phone') return this.error('bad-frame', 'a phone may not send a push hint');
-      if (push.payload.length > MAX_PUSH_PAYLOAD_BYTES) {
-        return this.error(
-          'too-large',
-          `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`,
-        );
-      }
-    }
+    if (push !== null && role === 'phone')
+      return this.error('bad-frame', 'a phone may not send a push hint');
     // Phones never receive `push` (D6): strip it; otherwise forward the bytes as they came.
     const out =
       push === null
