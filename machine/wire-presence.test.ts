@@ -8,6 +8,20 @@ import { until } from './test-support/until.ts';
 
 const suite = relaySuite();
 
+describe('machine.status', () => {
+  it('machine.status on connect and whenever a phone joins, with allowedRoots and capabilities', async () => {
+    const w = await suite.world();
+    expect(w.sent.map((s) => s.message.type)).toContain('machine.status');
+    const phone = await w.phone();
+    expect(await phone.waitFor(is('machine.status'))).toMatchObject({
+      machine: 'test-machine',
+      allowedRoots: [w.root],
+      capabilities: { fullAccessDispatch: false, questionForwarding: true },
+    });
+    await phone.waitFor(is('session.snapshot'));
+  });
+});
+
 describe('D8: re-remind', () => {
   it('every still-open approval and question is re-sent when a phone joins and after sessions.get', async () => {
     const w = await suite.world();
