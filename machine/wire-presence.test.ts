@@ -1,4 +1,4 @@
-import { writeFileSync, existsSync } from 'node:fs';
+import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open, parseCompactPush, type MsgFrame } from '../protocol/index.ts';
@@ -75,6 +75,50 @@ describe('D8: re-remind', () => {
       title: 'say: local work',
       live: true,
     });
+  });
+});
+
+describe('session.snapshot across envelopes', () => {
+  it('sessions that do not fit one 16 KiB snapshot: the newest go in it, the rest follow as session.update', async () => {
+    const w = await suite.world();
+    const deep = path.join(w.root, 'd'.repeat(200), 'e'.repeat(200));
+    mkdirSync(deep, { recursive: true });
+    for (let i = 0; i < 40; i++)
+      w.machine.startSession(`say: session number ${i} ${'t'.repeat(70)}`, deep);
+    await until(() => w.machine.sessions().every((s) => s.state === 'done'), 'all turns to end');
+    const phone = await w.phone();
+    const snap = await phone.waitFor(is('session.snapshot'));
+    expect(snap.sessions.length).toBeGreaterThan(5);
+    expect(snap.sessions.length).toBeLessThan(40);
+    await until(
+      () =>
+        new Set([
+          ...snap.sessions.map((s) => s.sessionId),
+          ...phone.messages.filter(is('session.update')).map((u) => u.session.sessionId),
+        ]).size === 40,
+      'every session',
+    );
+    const frames = w.sent.filter((s) => s.message.type === 'session.snapshot').map((s) => s.frame);
+    expect(frames.every((f) => Buffer.byteLength(f) <= 16384)).toBe(true);
+  });
+});
+
+describe('D3 rate limit', () => {
+  it("a burst above the relay's 20 msg/s (burst 100) is paced by the machine, not refused with `limit` and lost", async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('session.snapshot'));
+    const ids = Array.from(
+      { length: 130 },
+      (_, i) => w.machine.raiseApproval({ title: `A${i}`, detail: 'd' }).approvalId,
+    );
+    await until(
+      () => phone.messages.filter(is('approval.request')).length >= 130,
+      'all 130 approvals',
+      15_000,
+    );
+    expect(phone.messages.filter(is('approval.request')).map((a) => a.approvalId)).toEqual(ids);
+    expect(w.log.lines.filter((l) => l.code === 'relay-limit')).toEqual([]);
   });
 });
 
