@@ -4,7 +4,7 @@
 // --unsafe-allow-push-origin skip the endpoint checks (never the key checks).
 import dns from 'node:dns';
 import net from 'node:net';
-import type { PushSubscriptionJson } from '../protocol/index.ts';
+import { fromBase64Url, type PushSubscriptionJson } from '../protocol/index.ts';
 import type { StoredSubscription } from './subscriptions.ts';
 
 export const MAX_ENDPOINT_BYTES = 1_024;
@@ -48,9 +48,8 @@ export type Resolve = (host: string) => Promise<string[]>;
 export const systemResolve: Resolve = async (host) =>
   (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-const B64URL = /^[A-Za-z0-9_-]+={0,2}$/;
-const decodedLength = (s: string): number =>
-  B64URL.test(s) ? Buffer.from(s, 'base64url').length : -1;
+// Browsers send unpadded base64url; tolerate padding, refuse anything else (strict decoder).
+const decodedLength = (s: string): number => fromBase64Url(s.replace(/={1,2}$/, ''))?.length ?? -1;
 
 export type EndpointCheck = { ok: true; sub: StoredSubscription } | { ok: false; message: string };
 

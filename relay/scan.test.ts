@@ -54,8 +54,6 @@ describe('scanMsg (hot path) agrees with parseClientFrame', () => {
       'a tag with a backslash',
       `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":{"payload":"UA==","tag":"a\\u0041"}}`,
     ],
-    ['a one-char-too-long base64', `{"kind":"msg","room":"${ROOM}","payload":"QUJDR"}`],
-    ['another kind', `{"kind":"hello","room":"${ROOM}","payload":"QUJD"}`],
   ])('declines %s', (_n, text) => {
     expect(scanMsg(b(text))).toBeNull();
   });
