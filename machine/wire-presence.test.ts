@@ -283,6 +283,31 @@ describe('timers (injected)', () => {
     expect(next.type === 'session.update' && next.session.steps).toBeUndefined();
   });
 
+  it("questions are never auto-answered: an unanswered one closes as expired; a disposed session's as cancelled", async () => {
+    const timers = makeManualTimers(Date.now());
+    const w = await suite.world({ timers, questionTimeoutMs: 60_000 });
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'ask: Go? | Yes | No' });
+    const q = await phone.waitFor(is('question.request'));
+    timers.advance(60_000);
+    expect(await phone.waitFor(is('question.closed'))).toMatchObject({
+      questionId: q.questionId,
+      resolution: 'expired',
+    });
+    expect((await finalOf(phone, r.sessionId!)).summary).toBe('Asked "Go?": no answer (expired)');
+    const r2 = await dispatch(phone, { prompt: 'ask: Again? | Yes | No' });
+    const q2 = await phone.waitFor(
+      (m) => m.type === 'question.request' && m.questionId !== q.questionId,
+    );
+    w.machine.disposeSession(r2.sessionId!);
+    expect(
+      await phone.waitFor((m) => m.type === 'question.closed' && m.questionId !== q.questionId),
+    ).toMatchObject({
+      questionId: (q2 as { questionId: string }).questionId,
+      resolution: 'cancelled',
+    });
+  });
+
   it('approvals are never auto-allowed: an unanswered one expires (resolution expired) and the tool does not run', async () => {
     const timers = makeManualTimers(Date.now());
     const w = await suite.world({ timers, approvalTimeoutMs: 60_000 });
