@@ -203,6 +203,9 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   }
 
   function send(message: MachineMessage): void {
+    // Nobody can receive a session update while no phone is online, and a phone that joins gets
+    // the snapshot; sending them anyway would only spend the relay's rate limit.
+    if (!phoneOnline && message.type === 'session.update') return;
     const push = pushFor(message);
     const frame = sealer.frame(message, push);
     if (frame === null) {

@@ -1,10 +1,11 @@
 import {
   isStaleRequest,
   makeIdempotencyCache,
-  MAX_FREE_TEXT_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_CHARS,
   MAX_PROMPT_BYTES,
   MAX_PROMPT_CHARS,
-  utf8ByteLength,
+  textLimitReason,
   type DispatchRequest,
   type DispatchResult,
   type MachineMessage,
@@ -28,12 +29,6 @@ export type PhoneActionsDeps = {
   allowFullAccess: boolean;
   /** session.snapshot, then re-remind every open approval and question (D8). */
   sendSnapshotAndRemind(): void;
-};
-
-const codePoints = (s: string): number => {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
 };
 
 export function makePhoneActions(deps: PhoneActionsDeps) {
@@ -74,13 +69,15 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
         'full access is off on this machine: start it with --allow-full-access',
       );
     }
-    if (codePoints(m.prompt) > MAX_PROMPT_CHARS)
+    const promptLimit = textLimitReason(m.prompt, 'prompt');
+    if (promptLimit !== null) {
       return refuse(
-        'prompt-too-long-chars',
-        `the prompt is longer than ${MAX_PROMPT_CHARS} characters`,
+        promptLimit,
+        promptLimit === 'prompt-too-long-chars'
+          ? `the prompt is longer than ${MAX_PROMPT_CHARS} characters`
+          : `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`,
       );
-    if (utf8ByteLength(m.prompt) > MAX_PROMPT_BYTES)
-      return refuse('prompt-too-long-bytes', `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`);
+    }
     if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
     const cwd = await checkCwd(m.cwd, deps.roots);
     if (!cwd.ok) return refuse(cwd.reason, cwd.message);
@@ -237,21 +234,13 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
             }),
           ];
         }
-        if (codePoints(m.text) > MAX_PROMPT_CHARS) {
-          return [
-            errorMsg(`the message is longer than ${MAX_PROMPT_CHARS} characters`, {
-              sessionId: m.sessionId,
-              reason: 'message-too-long-chars',
-            }),
-          ];
-        }
-        if (utf8ByteLength(m.text) > MAX_FREE_TEXT_BYTES) {
-          return [
-            errorMsg(`the message is larger than ${MAX_FREE_TEXT_BYTES} bytes`, {
-              sessionId: m.sessionId,
-              reason: 'message-too-long-bytes',
-            }),
-          ];
+        const limit = textLimitReason(m.text, 'message');
+        if (limit !== null) {
+          const what =
+            limit === 'message-too-long-chars'
+              ? `longer than ${MAX_MESSAGE_CHARS} characters`
+              : `larger than ${MAX_MESSAGE_BYTES} bytes`;
+          return [errorMsg(`the message is ${what}`, { sessionId: m.sessionId, reason: limit })];
         }
         turns.steer(s, m.text);
         // The confirmation the phone waits for (D10) is this session's update; the scheduler
