@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
+import { makeTestMachine } from './support/test-machine.ts';
 
 // Against the mock machine (a real child process) through the real relay.
 test.describe('Dispatch and live sessions (mock machine)', () => {
@@ -134,5 +135,57 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     await expectAccessible(page, 'new session with full access');
     await start.click();
     await expect(page.getByText('Full access', { exact: true })).toBeVisible();
+  });
+
+  test('a note is information, never failure; a refusal shows its reason in the app language', async ({
+    page,
+    relay,
+    machine,
+  }) => {
+    const m = await machine('laptop');
+    // The second machine is a test machine: the mock machine's UI gates prevent every refusal.
+    const tm = makeTestMachine(relay.url, 'strict');
+    await tm.connect();
+    await pairByCode(page, m.pairingCode, 'laptop');
+    await pairByCode(page, tm.code, 'strict');
+    await nav(page, '#/settings');
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('zh-CN');
+    await nav(page, `#/new/${tm.roomId}`);
+    await nav(page, '#/');
+    await nav(page, '#/new');
+    await page.getByRole('combobox', { name: '机器' }).selectOption({ label: 'laptop' });
+    await page.getByLabel('在新的 git worktree 中运行').check();
+    await page.getByLabel('提示词').fill('say: hi');
+    await page.getByRole('button', { name: '启动会话' }).click();
+    await expect(
+      page.getByText('提示：未使用 worktree 运行：该文件夹不是 git 仓库。'),
+    ).toBeVisible();
+    await expect(page.locator('.banner.info')).toBeVisible();
+    await expect(page.getByText(/机器拒绝了请求/)).toHaveCount(0);
+    await page.getByRole('link', { name: '打开会话' }).click();
+    await expect(page.getByText('已完成')).toBeVisible();
+
+    tm.say({
+      type: 'machine.status',
+      machine: 'strict',
+      pluginVersion: '0.1.0',
+      allowedRoots: ['/w'],
+    });
+    await nav(page, `#/new/${tm.roomId}`);
+    await page.getByLabel('提示词').fill('say: hi');
+    await page.getByRole('button', { name: '启动会话' }).click();
+    const request = await tm.waitFor((x) => x.type === 'dispatch.request');
+    expect(request).toMatchObject({ cwd: '/w', worktree: false, prompt: 'say: hi' });
+    expect((request as { access?: string }).access).toBeUndefined();
+    tm.say({
+      type: 'dispatch.result',
+      requestId: (request as { requestId: string }).requestId,
+      ok: false,
+      error: 'cwd not allowed',
+      reason: 'cwd-not-allowed',
+    });
+    await expect(page.getByText('机器拒绝了请求：此文件夹不在机器允许的文件夹中。')).toBeVisible();
+    await expectAccessible(page, 'new session refused, zh');
+    await tm.close();
   });
 });
