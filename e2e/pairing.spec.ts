@@ -96,3 +96,25 @@ test.describe('Pairing (issue 7 §1, D14)', () => {
     await second.close();
   });
 });
+
+test.describe('QR scanner (issue 7 §1, §8)', () => {
+  test('is loaded only when opened; without a camera it says so and leaves paste available', async ({
+    page,
+  }) => {
+    const scripts: string[] = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(r.url());
+    });
+    await page.goto('/#/pair');
+    await expect(page.getByRole('button', { name: 'Scan QR code' })).toBeVisible();
+    const before = scripts.filter((u) => /scanner|esm/.test(u));
+    expect(before).toEqual([]);
+    await page.getByRole('button', { name: 'Scan QR code' }).click();
+    await expect(page.getByRole('alert')).toHaveText(
+      /No camera is available|Camera permission was denied|The scanner could not start/,
+    );
+    expect(scripts.some((u) => /scanner/.test(u))).toBe(true);
+    await expect(page.getByLabel('Pairing code')).toBeEditable();
+    await expectAccessible(page, 'pair after a failed scan');
+  });
+});

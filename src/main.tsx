@@ -5,7 +5,8 @@ import { watchLifecycle } from './client/lifecycle.ts';
 import { pairingCodeIn } from './client/router.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
 import { App } from './ui/App.tsx';
-import { UiProvider, createUi } from './ui/context.tsx';
+import { UiProvider, createUi, initialLocale } from './ui/context.tsx';
+import { loadLocale } from './i18n/index.ts';
 import './styles.css';
 
 // D14: a pairing link carries the code in the fragment; it is read here, before anything else,
@@ -38,16 +39,19 @@ window.addEventListener('hashchange', () => {
 let latePairCode: ((code: string) => void) | undefined;
 
 const root = document.getElementById('root');
+// A non-English dictionary is a lazy chunk: load it before the first paint, not after.
 if (root)
-  render(() => {
-    const ui = createUi(client, pairCode);
-    latePairCode = (code) => {
-      ui.setPairCode(code);
-      ui.go({ name: 'pair' });
-    };
-    return (
-      <UiProvider value={ui}>
-        <App />
-      </UiProvider>
-    );
-  }, root);
+  void loadLocale(initialLocale()).finally(() =>
+    render(() => {
+      const ui = createUi(client, pairCode);
+      latePairCode = (code) => {
+        ui.setPairCode(code);
+        ui.go({ name: 'pair' });
+      };
+      return (
+        <UiProvider value={ui}>
+          <App />
+        </UiProvider>
+      );
+    }, root),
+  );

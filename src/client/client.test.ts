@@ -356,3 +356,13 @@ describe('D10: an action that cannot be stored is not sent', () => {
     expect(m.heard(ws).filter((x) => x.type === 'approval.respond')).toEqual([]);
   });
 });
+
+describe('Relay error frames are shown, not dropped', () => {
+  it('a too-large refusal becomes a notice for the relay, which the owner can dismiss', async () => {
+    const { client, ws } = await paired();
+    ws.receive({ kind: 'error', code: 'too-large', message: 'frame is 20000 bytes' });
+    expect(client.state().relayNotices[RELAY]).toMatchObject({ code: 'too-large' });
+    client.dismissNotice(RELAY);
+    expect(client.state().relayNotices[RELAY]).toBeUndefined();
+  });
+});

@@ -9,7 +9,10 @@ import {
 } from '../../protocol/index.ts';
 import { ACT_BLOCKS } from '../client/client.ts';
 import { en } from './en.ts';
-import { DICTIONARIES, defaultLocale, translate } from './index.ts';
+import { defaultLocale, loadLocale, translate, type Dictionary, type Locale } from './index.ts';
+import { zh } from './zh.ts';
+
+const DICTIONARIES: Record<Locale, Dictionary> = { en, 'zh-CN': zh };
 
 // Issue 7 §7: every UI string and every reason code in English and Simplified Chinese.
 describe('Languages: no key or code is missing in any locale', () => {
@@ -38,7 +41,9 @@ describe('Languages: no key or code is missing in any locale', () => {
       expect(wrong).toEqual([]);
     });
   }
-  it('fills placeholders and picks Chinese for zh browsers', () => {
+  it('fills placeholders and picks Chinese for zh browsers', async () => {
+    expect(translate('zh-CN', 'link.offline', { time: '09:30' })).toBe('Offline since 09:30');
+    await loadLocale('zh-CN');
     expect(translate('zh-CN', 'link.offline', { time: '09:30' })).toBe('自 09:30 起离线');
     expect(defaultLocale(['zh-TW', 'en'])).toBe('zh-CN');
     expect(defaultLocale(['en-GB', 'zh-CN'])).toBe('en');

@@ -1,16 +1,27 @@
 import { en, type MessageKey } from './en.ts';
-import { zh } from './zh.ts';
 
 export const LOCALES = { en: 'en', zh: 'zh-CN' } as const;
 export type Locale = (typeof LOCALES)[keyof typeof LOCALES];
-export const DICTIONARIES: Record<Locale, Record<MessageKey, string>> = { en, 'zh-CN': zh };
+export type Dictionary = Record<MessageKey, string>;
+
+// English is in the first chunk; other languages are lazy chunks loaded before first use
+// (size budget, issue 7 §8). The i18n test imports every dictionary directly.
+const loaders: Record<Locale, () => Promise<Dictionary>> = {
+  en: () => Promise.resolve(en),
+  'zh-CN': () => import('./zh.ts').then((m) => m.zh),
+};
+const loaded: Partial<Record<Locale, Dictionary>> = { en };
+
+export async function loadLocale(locale: Locale): Promise<void> {
+  loaded[locale] ??= await loaders[locale]();
+}
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体中文' };
 
 export type Params = Record<string, string | number>;
 export type Translate = (key: MessageKey, params?: Params) => string;
 
 export function translate(locale: Locale, key: MessageKey, params?: Params): string {
-  const text = DICTIONARIES[locale][key] ?? en[key];
+  const text = loaded[locale]?.[key] ?? en[key];
   return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => String(params[name] ?? m)) : text;
 }
 

@@ -11,6 +11,7 @@ import { parseRoute, routeHref, type Route } from '../client/router.ts';
 import {
   defaultLocale,
   formatTime,
+  loadLocale,
   LOCALES,
   translate,
   type Locale,
@@ -37,7 +38,7 @@ export type Ui = {
   client: Client;
   state: Accessor<ClientState>;
   locale: Accessor<Locale>;
-  setLocale(locale: Locale): void;
+  setLocale(locale: Locale): Promise<void>;
   theme: Accessor<Theme>;
   setTheme(theme: Theme): void;
   t(key: MessageKey, params?: Params): string;
@@ -84,14 +85,20 @@ function applyTheme(theme: Theme) {
   else root.dataset.theme = theme;
 }
 
+/** The locale the app starts in; main.tsx loads its dictionary before the first render. */
+export function initialLocale(): Locale {
+  return readPref(
+    PREFS_LOCALE,
+    Object.values(LOCALES),
+    defaultLocale(navigator.languages ?? [navigator.language]),
+  );
+}
+
 export function createUi(client: Client, initialPairCode: string | null): Ui {
   const [state, setState] = createSignal(client.state(), { equals: false });
   onCleanup(client.subscribe(() => setState(client.state())));
 
-  const locales = Object.values(LOCALES);
-  const [locale, setLocaleSignal] = createSignal<Locale>(
-    readPref(PREFS_LOCALE, locales, defaultLocale(navigator.languages ?? [navigator.language])),
-  );
+  const [locale, setLocaleSignal] = createSignal<Locale>(initialLocale());
   const [theme, setThemeSignal] = createSignal<Theme>(
     readPref(PREFS_THEME, Object.values(THEMES), THEMES.system),
   );
@@ -119,7 +126,8 @@ export function createUi(client: Client, initialPairCode: string | null): Ui {
     client,
     state,
     locale,
-    setLocale(next) {
+    async setLocale(next) {
+      await loadLocale(next);
       setLocaleSignal(next);
       document.documentElement.lang = next;
       writePref(PREFS_LOCALE, next);

@@ -3,7 +3,15 @@ import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
 import { Steps } from '../Steps.tsx';
-import { AsOf, Header, Presence, RelayNotices, RepairBanner, StateChip } from '../widgets.tsx';
+import {
+  AsOf,
+  Header,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+  StateChip,
+  reasonText,
+} from '../widgets.tsx';
 
 export default function Machine(props: { roomId: string }) {
   const ui = useUi();
@@ -43,6 +51,22 @@ export default function Machine(props: { roomId: string }) {
                   )}
                 </Show>
               </section>
+              <Show when={v().errors.some((e) => !e.sessionId)}>
+                <section class="section" aria-labelledby="machine-errors">
+                  <h2 id="machine-errors">{ui.t('session.errors')}</h2>
+                  <For
+                    each={v()
+                      .errors.filter((e) => !e.sessionId)
+                      .slice(0, 5)}
+                  >
+                    {(e) => (
+                      <p class="banner bad">
+                        {ui.time(e.at)} — {reasonText(ui.t, e.reason, e.message)}
+                      </p>
+                    )}
+                  </For>
+                </section>
+              </Show>
               <section class="section" aria-labelledby="machine-sessions">
                 <h2 id="machine-sessions">{ui.t('machine.sessions')}</h2>
                 <Show when={sessionsByActivity(v()).length === 0}>

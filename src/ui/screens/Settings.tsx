@@ -16,7 +16,7 @@ export default function Settings() {
             <span class="visually-hidden">{ui.t('settings.language')}</span>
             <select
               value={ui.locale()}
-              onChange={(ev) => ui.setLocale(ev.currentTarget.value as Locale)}
+              onChange={(ev) => void ui.setLocale(ev.currentTarget.value as Locale)}
             >
               <For each={Object.entries(LOCALE_NAMES)}>
                 {([code, name]) => (
