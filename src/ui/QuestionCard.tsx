@@ -1,5 +1,4 @@
 import { For, Show, createSignal } from 'solid-js';
-import { createStore } from 'solid-js/store';
 import type { QuestionAnswer, QuestionRequest } from '../../protocol/index.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
@@ -13,8 +12,15 @@ export function QuestionCard(props: {
 }) {
   const ui = useUi();
   const qid = () => props.question.questionId;
-  const [picked, setPicked] = createStore<Record<string, string[]>>({});
-  const [free, setFree] = createStore<Record<string, string>>({});
+  // Plain records in signals (no store proxies: they cannot be cloned into IndexedDB, and
+  // solid-js/store would add to the first chunk).
+  const [pickedMap, setPickedMap] = createSignal<Record<string, string[]>>({});
+  const [freeMap, setFreeMap] = createSignal<Record<string, string>>({});
+  const picked = (itemId: string): string[] | undefined => pickedMap()[itemId];
+  const free = (itemId: string): string | undefined => freeMap()[itemId];
+  const setPicked = (itemId: string, value: string[]) =>
+    setPickedMap((m) => ({ ...m, [itemId]: value }));
+  const setFree = (itemId: string, value: string) => setFreeMap((m) => ({ ...m, [itemId]: value }));
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal<string | null>(null);
   const entry = () =>
@@ -30,12 +36,12 @@ export function QuestionCard(props: {
   const complete = () =>
     props.question.items.every(
       (item) =>
-        (picked[item.id]?.length ?? 0) > 0 ||
-        (item.allowFreeText && (free[item.id] ?? '').trim() !== ''),
+        (picked(item.id)?.length ?? 0) > 0 ||
+        (item.allowFreeText && (free(item.id) ?? '').trim() !== ''),
     );
 
   const toggle = (itemId: string, optionId: string, multi: boolean) => {
-    const now = picked[itemId] ?? [];
+    const now = picked(itemId) ?? [];
     if (!multi) setPicked(itemId, [optionId]);
     else
       setPicked(
@@ -49,11 +55,10 @@ export function QuestionCard(props: {
     if (busy() || entry() || !complete()) return;
     setBusy(true);
     const answers: QuestionAnswer[] = props.question.items.map((item) => {
-      const text = (free[item.id] ?? '').trim();
+      const text = (free(item.id) ?? '').trim();
       return {
         itemId: item.id,
-        // A plain copy: a store proxy cannot be structured-cloned into IndexedDB.
-        optionIds: [...(picked[item.id] ?? [])],
+        optionIds: [...(picked(item.id) ?? [])],
         ...(text ? { freeText: text } : {}),
       };
     });
@@ -105,7 +110,7 @@ export function QuestionCard(props: {
                       type={item.multiSelect ? 'checkbox' : 'radio'}
                       name={`q-${qid()}-${i()}`}
                       value={option.id}
-                      checked={(picked[item.id] ?? []).includes(option.id)}
+                      checked={(picked(item.id) ?? []).includes(option.id)}
                       onChange={() => toggle(item.id, option.id, item.multiSelect)}
                     />
                     <span>{option.label}</span>
@@ -117,7 +122,7 @@ export function QuestionCard(props: {
                   <span>{ui.t('card.freeText')}</span>
                   <textarea
                     rows="2"
-                    value={free[item.id] ?? ''}
+                    value={free(item.id) ?? ''}
                     onInput={(ev) => setFree(item.id, ev.currentTarget.value)}
                   />
                 </label>
