@@ -100,3 +100,5 @@ const port = await (which === 'bare'
     ? tcp()
     : Promise.reject(new Error('bare|tcp')));
 process.stdout.write(`listening ${port}\n`);
+process.on('SIGINT', () => process.exit(0));
+process.on('SIGTERM', () => process.exit(0));

@@ -16,7 +16,7 @@ import {
 import type { Context } from './context.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
-import { scanMsg } from './scan.ts';
+import { roomIs, scanMsg, type ScannedMsg } from './scan.ts';
 import { checkSubscription } from './push-endpoint.ts';
 import type { TimerHandle } from './timers.ts';
 
@@ -107,15 +107,33 @@ export class Connection implements Peer {
     if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
     const scanned = scanMsg(data);
     if (scanned !== null) {
+      const room = this.joinedRoom(data, scanned);
+      if (room === null) return this.onNotJoined(scanned.pushPayload);
       const push =
         scanned.pushPayload === null
           ? null
           : scanned.pushTag === null
             ? { payload: scanned.pushPayload }
             : { payload: scanned.pushPayload, tag: scanned.pushTag };
-      return this.onMsg(scanned.room, data, push, scanned.pushStart);
+      return this.onMsg(room, data, push, scanned.pushStart);
     }
     this.onSlowFrame(data);
+  }
+
+  /** The joined room the scanned frame names, found by comparing bytes (no string built). */
+  private joinedRoom(data: Buffer, scanned: ScannedMsg): string | null {
+    for (const room of (this.rooms as Map<string, Role>).keys()) {
+      if (roomIs(data, scanned, room)) return room;
+    }
+    return null;
+  }
+
+  /** Same replies as onMsg for a room this socket never joined (size cap first). */
+  private onNotJoined(pushPayload: string | null): void {
+    if (pushPayload !== null && Buffer.byteLength(pushPayload) > MAX_PUSH_PAYLOAD_BYTES) {
+      return this.error('too-large', `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`);
+    }
+    this.error('bad-frame', 'not joined to this room');
   }
 
   private takeToken(now: number): boolean {

@@ -7,12 +7,25 @@ import { hasNoControlBytes } from './control-scan.ts';
 // fields) returns null and goes through protocol's parseClientFrame: the scanner may refuse a
 // valid frame, but it must never accept one that parseClientFrame would refuse.
 export type ScannedMsg = {
-  room: string;
+  /** The room id's bytes are b[roomStart, roomEnd) (ASCII, already pattern-checked). */
+  roomStart: number;
+  roomEnd: number;
   /** Byte offset of `,"push":{…}` when a push hint is present, else -1. */
   pushStart: number;
   pushPayload: string | null;
   pushTag: string | null;
 };
+
+/** The room as a string (allocates; the relay's hot path compares bytes instead: roomIs). */
+export const roomOf = (b: Buffer, m: ScannedMsg): string =>
+  b.toString('latin1', m.roomStart, m.roomEnd);
+
+/** Whether the scanned room id equals `room`, without building a string. */
+export function roomIs(b: Buffer, m: ScannedMsg, room: string): boolean {
+  if (room.length !== m.roomEnd - m.roomStart) return false;
+  for (let i = 0; i < room.length; i++) if (b[m.roomStart + i] !== room.charCodeAt(i)) return false;
+  return true;
+}
 
 const PREFIX = Buffer.from('{"kind":"msg","room":"');
 const PAYLOAD_KEY = Buffer.from('","payload":"');
@@ -47,6 +60,16 @@ function plainStringEnd(b: Buffer, start: number): number {
   return hasNoControlBytes(b, start, end) ? end : -1;
 }
 
+// One result object, reused: the relay handles one frame at a time and reads it at once.
+const result: ScannedMsg = {
+  roomStart: 0,
+  roomEnd: 0,
+  pushStart: -1,
+  pushPayload: null,
+  pushTag: null,
+};
+
+/** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
   if (!startsAt(b, 0, PREFIX)) return null;
   let i = PREFIX.length;
@@ -57,14 +80,14 @@ export function scanMsg(b: Buffer): ScannedMsg | null {
   const payloadStart = i + PAYLOAD_KEY.length;
   const payloadEnd = plainStringEnd(b, payloadStart);
   if (payloadEnd === -1) return null;
-  const room = b.toString('latin1', roomStart, roomStart + roomLen);
+  result.roomStart = roomStart;
+  result.roomEnd = i;
+  result.pushStart = -1;
+  result.pushPayload = null;
+  result.pushTag = null;
   const rest = payloadEnd + 1;
-  if (rest === b.length - 1 && b[rest] === BRACE_CLOSE) {
-    return { room, pushStart: -1, pushPayload: null, pushTag: null };
-  }
-  if (rest + PUSH_NULL.length === b.length && startsAt(b, rest, PUSH_NULL)) {
-    return { room, pushStart: -1, pushPayload: null, pushTag: null };
-  }
+  if (rest === b.length - 1 && b[rest] === BRACE_CLOSE) return result;
+  if (rest + PUSH_NULL.length === b.length && startsAt(b, rest, PUSH_NULL)) return result;
   if (!startsAt(b, rest, PUSH_OBJ)) return null;
   const ppStart = rest + PUSH_OBJ.length;
   const ppEnd = plainStringEnd(b, ppStart);
@@ -80,7 +103,7 @@ export function scanMsg(b: Buffer): ScannedMsg | null {
       (b[k] as number) >= 0x20 &&
       (b[k] as number) < 0x7f &&
       b[k] !== QUOTE &&
-      b[k] !== 0x5c
+      b[k] !== BACKSLASH
     )
       k++;
     if (b[k] !== QUOTE) return null;
@@ -88,5 +111,8 @@ export function scanMsg(b: Buffer): ScannedMsg | null {
     j = k + 1;
   }
   if (j + 2 !== b.length || b[j] !== BRACE_CLOSE || b[j + 1] !== BRACE_CLOSE) return null;
-  return { room, pushStart: rest, pushPayload: b.toString('utf8', ppStart, ppEnd), pushTag: tag };
+  result.pushStart = rest;
+  result.pushPayload = b.toString('utf8', ppStart, ppEnd);
+  result.pushTag = tag;
+  return result;
 }
