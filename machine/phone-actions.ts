@@ -3,20 +3,15 @@ import {
   makeIdempotencyCache,
   MAX_MESSAGE_BYTES,
   MAX_MESSAGE_CHARS,
-  MAX_PROMPT_BYTES,
-  MAX_PROMPT_CHARS,
   textLimitReason,
-  type DispatchRequest,
-  type DispatchResult,
   type MachineMessage,
   type PhoneMessage,
   type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
-import { checkCwd } from './cwd-guard.ts';
 import { checkAnswers } from './pending.ts';
 import type { Turns } from './turns.ts';
-import { addWorktree } from './worktree.ts';
+import { runDispatch } from './dispatch.ts';
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -47,82 +42,11 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
     ...extra,
   });
 
-  async function dispatch(m: DispatchRequest): Promise<DispatchResult> {
-    const refuse = (reason: ReasonCode, error: string): DispatchResult => ({
-      v: 1,
-      type: 'dispatch.result',
-      ts: now(),
-      requestId: m.requestId,
-      ok: false,
-      error,
-      reason,
-    });
-    const access = m.access ?? 'standard';
-    if (deps.roots.length === 0)
-      return refuse(
-        'dispatch-disabled',
-        'dispatch is off on this machine: start it with --root <folder>',
-      );
-    if (access === 'full' && !deps.allowFullAccess) {
-      return refuse(
-        'full-access-disabled',
-        'full access is off on this machine: start it with --allow-full-access',
-      );
-    }
-    const promptLimit = textLimitReason(m.prompt, 'prompt');
-    if (promptLimit !== null) {
-      return refuse(
-        promptLimit,
-        promptLimit === 'prompt-too-long-chars'
-          ? `the prompt is longer than ${MAX_PROMPT_CHARS} characters`
-          : `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`,
-      );
-    }
-    if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
-    const cwd = await checkCwd(m.cwd, deps.roots);
-    if (!cwd.ok) return refuse(cwd.reason, cwd.message);
-    let runIn = cwd.cwd;
-    let note: { note: string; reason: ReasonCode } | null = null;
-    let worktree: { path: string; branch: string } | undefined;
-    if (m.worktree) {
-      const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
-      const w = await addWorktree(cwd.cwd, shortId);
-      if (!w.ok) return refuse('worktree-failed', w.message);
-      if (w.kind === 'not-a-git-repo') {
-        note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
-      } else {
-        runIn = w.cwd;
-        worktree = { path: w.worktreePath, branch: w.branch };
-      }
-    }
-    const s = core.sessions.create({
-      prompt: m.prompt,
-      cwd: runIn,
-      dispatched: true,
-      access,
-      now: now(),
-      ...(worktree ? { worktree } : {}),
-    });
-    core.log(
-      'info',
-      'dispatched',
-      `session ${s.sessionId.slice(0, 8)} in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
-    );
-    turns.start(s, m.prompt);
-    return {
-      v: 1,
-      type: 'dispatch.result',
-      ts: now(),
-      requestId: m.requestId,
-      ok: true,
-      sessionId: s.sessionId,
-      ...(note ?? {}),
-    };
-  }
-
-  async function act(
+  // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
+  // the agent, woken by the decision, sends its next session.update.
+  function act(
     m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
-  ): Promise<MachineMessage[]> {
+  ): MachineMessage[] | Promise<MachineMessage[]> {
     switch (m.type) {
       case 'approval.respond': {
         const open = core.pending.approval(m.approvalId);
@@ -177,22 +101,23 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
         ];
       }
       case 'dispatch.request':
-        try {
-          return [await dispatch(m)];
-        } catch (e) {
-          core.log('error', 'dispatch-failed', (e as Error).message);
-          return [
-            {
-              v: 1,
-              type: 'dispatch.result',
-              ts: now(),
-              requestId: m.requestId,
-              ok: false,
-              error: `dispatch failed: ${(e as Error).message}`,
-              reason: 'dispatch-failed',
-            },
-          ];
-        }
+        return runDispatch(m, deps).then(
+          (r) => [r],
+          (e: unknown): MachineMessage[] => {
+            core.log('error', 'dispatch-failed', (e as Error).message);
+            return [
+              {
+                v: 1,
+                type: 'dispatch.result',
+                ts: now(),
+                requestId: m.requestId,
+                ok: false,
+                error: `dispatch failed: ${(e as Error).message}`,
+                reason: 'dispatch-failed',
+              },
+            ];
+          },
+        );
       case 'transcript.get': {
         const s = core.sessions.get(m.sessionId);
         if (s === undefined) {
@@ -307,7 +232,8 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       // Remember before acting, so a duplicate arriving mid-dispatch is not run twice.
       const results: MachineMessage[] = [];
       cache.remember(m.requestId, results);
-      for (const r of await act(m)) {
+      const out = act(m);
+      for (const r of out instanceof Promise ? await out : out) {
         results.push(r);
         core.send(r);
       }
