@@ -118,3 +118,39 @@ test.describe('QR scanner (issue 7 §1, §8)', () => {
     await expectAccessible(page, 'pair after a failed scan');
   });
 });
+
+test.describe('Forget (issue 7 §4 Machine)', () => {
+  test('forgetting a machine deletes its secret from IndexedDB and leaves its room', async ({
+    page,
+    relay,
+  }) => {
+    const machine = makeTestMachine(relay.url, 'old-laptop');
+    await machine.connect();
+    await pairByCode(page, machine.code, 'old-laptop');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Forget this machine' }).click();
+    await expect(page.getByText('No machine is paired yet.')).toBeVisible();
+    const stored = await page.evaluate(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          type Req<T> = { result: T; onsuccess: (() => void) | null; onerror: (() => void) | null };
+          type Db = {
+            transaction(s: string): { objectStore(s: string): { get(k: string): Req<unknown> } };
+          };
+          const idb = (globalThis as unknown as { indexedDB: { open(n: string): Req<Db> } })
+            .indexedDB;
+          const req = idb.open('keyval-store');
+          req.onerror = () => reject(new Error('open failed'));
+          req.onsuccess = () => {
+            const get = req.result.transaction('keyval').objectStore('keyval').get('pairings');
+            get.onsuccess = () => resolve(JSON.stringify(get.result));
+          };
+        }),
+    );
+    expect(JSON.parse(stored)).toEqual([]);
+    await machine.waitFor(() => machine.phonePresence.at(-1) === false);
+    await page.reload();
+    await expect(page.getByText('No machine is paired yet.')).toBeVisible();
+    await machine.close();
+  });
+});

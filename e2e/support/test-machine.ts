@@ -20,6 +20,8 @@ export type TestMachine = {
   link(appUrl: string): string;
   /** Every phone message received, decrypted and parsed. */
   received: PhoneMessage[];
+  /** The phone presence frames the relay sent this room's machine, in order. */
+  phonePresence: boolean[];
   say(message: Record<string, unknown>): void;
   sayRaw(payload: string): void;
   waitFor(pred: (m: PhoneMessage) => boolean, timeoutMs?: number): Promise<PhoneMessage>;
@@ -32,6 +34,7 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
   const { roomId, key } = roomKeys(secret);
   const code = encodePairing({ v: 1, relay: relayUrl, secret: toBase64Url(secret), machine: name });
   const received: PhoneMessage[] = [];
+  const phonePresence: boolean[] = [];
   const waiters = new Set<() => void>();
   let ws: WebSocket | null = null;
   // D8, as the real machine does it: open requests and the snapshot are re-sent when a phone joins.
@@ -49,6 +52,7 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
     code,
     link: (appUrl) => pairingLink(appUrl, code),
     received,
+    phonePresence,
     say(message) {
       remember(message);
       machine.sayRaw(seal({ v: 1, ts: Date.now(), ...message }, key));
@@ -93,6 +97,10 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
             online?: boolean;
           };
           if (frame.kind === 'hello-ok') resolve();
+          if (frame.kind === 'presence' && frame.role === 'phone') {
+            phonePresence.push(frame.online === true);
+            for (const w of [...waiters]) w();
+          }
           if (frame.kind === 'presence' && frame.role === 'phone' && frame.online)
             for (const m of open_.values())
               machine.sayRaw(seal({ v: 1, ts: Date.now(), ...m }, key));
