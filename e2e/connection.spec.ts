@@ -91,4 +91,28 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     await expect(page.getByText('Re-pair needed')).toHaveCount(0);
     await tm.close();
   });
+
+  test('D5: a hidden app closes its socket (so the relay can push) and reconnects at once when visible', async ({
+    page,
+    relay,
+  }) => {
+    const tm = makeTestMachine(relay.url, 'laptop');
+    await tm.connect();
+    await pairByCode(page, tm.code, 'laptop');
+    await tm.waitFor(() => tm.phonePresence.at(-1) === true);
+    const setVisibility = (state: 'hidden' | 'visible') =>
+      page.evaluate((v) => {
+        const doc = (globalThis as unknown as { document: EventTarget }).document;
+        Object.defineProperty(doc, 'visibilityState', { value: v, configurable: true });
+        doc.dispatchEvent(new Event('visibilitychange'));
+      }, state);
+    await setVisibility('hidden');
+    await tm.waitFor(() => tm.phonePresence.at(-1) === false);
+    const before = tm.received.filter((m) => m.type === 'sessions.get').length;
+    await setVisibility('visible');
+    await tm.waitFor(() => tm.phonePresence.at(-1) === true);
+    await tm.waitFor(() => tm.received.filter((m) => m.type === 'sessions.get').length > before);
+    await expect(page.getByText('Machine online')).toBeVisible();
+    await tm.close();
+  });
 });
