@@ -64,6 +64,29 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
       page.getByRole('listitem').filter({ hasText: 'remember me' }).first(),
     ).toBeVisible();
     const sessionUrl = page.url();
+    // The offline cache is written shortly after each message: wait until it holds the page.
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            new Promise<string>((resolve) => {
+              type Req<T> = { result: T; onsuccess: (() => void) | null };
+              type Db = {
+                transaction(s: string): {
+                  objectStore(s: string): { getAll(): Req<unknown[]> };
+                };
+              };
+              const idb = (globalThis as unknown as { indexedDB: { open(n: string): Req<Db> } })
+                .indexedDB;
+              const req = idb.open('keyval-store');
+              req.onsuccess = () => {
+                const all = req.result.transaction('keyval').objectStore('keyval').getAll();
+                all.onsuccess = () => resolve(JSON.stringify(all.result));
+              };
+            }),
+        ),
+      )
+      .toContain('"text":"remember me"');
     await relay.stop();
     await page.goto(sessionUrl);
     await page.reload();
