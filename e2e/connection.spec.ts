@@ -27,6 +27,8 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     relay.proc.freeze();
     await allow.click();
     await expect(page.getByText('You chose: Allow')).toBeVisible();
+    // No confirmation within the deadline: the card says so.
+    await expect(page.getByText('Unconfirmed — will be re-sent')).toBeVisible({ timeout: 20_000 });
     await relay.restart({ crash: true });
     await expect(page.getByText('Turn summary')).toBeVisible({ timeout: 30_000 });
     expect(readFileSync(join(m.root, 'ran.txt'), 'utf8')).toBe('applied\n');
