@@ -262,7 +262,9 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
       );
     }
     const r = rt(deviceId);
-    const conn = activeConn(r);
+    // A connection still fencing (helloAck sent, generationAck not yet) queues: R10 holds the
+    // commit back until the ack, not the host's request.
+    const conn = r.conn !== undefined && r.conn.phase !== 'closed' ? r.conn : undefined;
     if (draining || conn === undefined || conn.goodbye) {
       return neverStarted(deviceId, 'target_unavailable', `device ${deviceId} is not connected`);
     }
