@@ -89,6 +89,7 @@ type DeviceRt = {
   inflight: Map<string, Inst>;
   queue: Inst[];
   graceTimer?: Timer;
+  online: boolean;
 };
 
 export type Audit = (event: string, deviceId: string | null, detail: object) => void;
@@ -120,10 +121,17 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
         supports: new Set(),
         inflight: new Map(),
         queue: [],
+        online: false,
       };
       devices.set(deviceId, r);
     }
     return r;
+  };
+  /** Tells the host when a device becomes dispatchable or stops being so (edges only). */
+  const setOnline = (r: DeviceRt, online: boolean) => {
+    if (r.online === online) return;
+    r.online = online;
+    config.onDeviceState?.(r.deviceId, online);
   };
   const activeConn = (r: DeviceRt): LaneConn | undefined =>
     r.conn !== undefined && r.conn.phase === 'active' ? r.conn : undefined;
@@ -293,6 +301,13 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
       resolve,
       cancelRequested: false,
     };
+    i.output = makeOutputQueue(
+      { maxBytes: config.outputMaxBytes, maxEntries: config.outputMaxEntries },
+      () => {
+        audit('output_overflow', deviceId, { instructionId: i.id });
+        cancel(i.id);
+      },
+    );
     table.set(i.id, i);
     r.queue.push(i);
     pump(r);
@@ -490,11 +505,13 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
   const onGenerationAck = (conn: LaneConn) => {
     const r = rt(conn.deviceId);
     for (const i of r.inflight.values()) if (i.cancelRequested) sendCancel(i);
+    setOnline(r, true);
     pump(r);
   };
 
   const onGoodbye = (conn: LaneConn) => {
     conn.goodbye = true;
+    setOnline(rt(conn.deviceId), false);
   };
 
   /** The current connection went away: R4's reconnect grace starts. */
@@ -502,6 +519,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     const r = devices.get(conn.deviceId);
     if (r === undefined || r.conn !== conn) return;
     r.conn = undefined;
+    setOnline(r, false);
     if (r.graceTimer !== undefined) clearTimeout(r.graceTimer);
     r.graceTimer = unref(
       setTimeout(() => {
@@ -535,6 +553,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     if (r !== undefined) {
       const conn = r.conn;
       r.conn = undefined;
+      setOnline(r, false);
       if (conn !== undefined) bye(conn, 'revoked');
       writeOff(r, 'the device was revoked');
     }
@@ -545,7 +564,10 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
   /** A takeover: the old socket is told `superseded`; its in-flight work follows R2/R3 in onHelloAccepted. */
   const supersede = (old: LaneConn) => {
     const r = devices.get(old.deviceId);
-    if (r !== undefined && r.conn === old) r.conn = undefined;
+    if (r !== undefined && r.conn === old) {
+      r.conn = undefined;
+      setOnline(r, false);
+    }
     bye(old, 'superseded');
   };
 
@@ -554,6 +576,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     for (const r of devices.values()) {
       const conn = r.conn;
       r.conn = undefined;
+      setOnline(r, false);
       if (r.graceTimer !== undefined) clearTimeout(r.graceTimer);
       if (conn !== undefined) bye(conn, 'draining');
       writeOff(r, 'the lane is draining');
