@@ -597,6 +597,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     onChunk,
     currentConn: (deviceId: string) => devices.get(deviceId)?.conn,
     epochOf: (deviceId: string) => devices.get(deviceId)?.epoch,
+    supportsOf: (deviceId: string) => [...(devices.get(deviceId)?.supports ?? [])],
     inflightCount: (deviceId: string) => devices.get(deviceId)?.inflight.size ?? 0,
     get draining() {
       return draining;

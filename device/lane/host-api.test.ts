@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestLane, type TestLane } from '../test-support/lane-fixture.ts';
+import { ALL_KINDS } from '../test-support/test-device.ts';
 
 let t: TestLane | undefined;
 afterEach(async () => {
@@ -21,6 +22,7 @@ describe('the host API', () => {
     const { id, dev } = await t.online();
     expect(edges).toEqual(['dev_:true']);
     expect(t.lane.devices()).toMatchObject([{ deviceId: id.deviceId, online: true, inflight: 0 }]);
+    expect(t.lane.devices()[0]!.supports.sort()).toEqual([...ALL_KINDS].sort());
     await dev.cut();
     await wentOffline;
     expect(edges).toEqual(['dev_:true', 'dev_:false']);
