@@ -34,7 +34,15 @@ export type DispatchRequest = {
   shellEnv?: Record<string, string>;
   timeoutMs?: number;
   rootSessionId?: string;
+  /**
+   * §3.2: the device's `supports` when the task's environment was built. If the device has since
+   * gained a protective write face, an ordinary writeFile is refused rather than written
+   * non-atomically (a silent-downgrade hazard).
+   */
+  environmentSupports?: readonly string[];
 };
+
+const PROTECTIVE_WRITE_FACES = ['writeFileExclusive', 'writeFileGuarded'] as const;
 export type DispatchOutput = AsyncIterable<StreamItem> & {
   onChunk(listener: (item: StreamItem) => void): () => void;
 };
@@ -278,6 +286,18 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     }
     if (!r.supports.has(kind)) {
       return neverStarted(deviceId, 'not_supported', `the device does not declare ${kind}`);
+    }
+    if (kind === 'writeFile' && req.environmentSupports !== undefined) {
+      const built = new Set(req.environmentSupports);
+      const gained = PROTECTIVE_WRITE_FACES.filter((f) => r.supports.has(f) && !built.has(f));
+      if (gained.length > 0) {
+        audit('protective_face_gained', deviceId, { gained });
+        return neverStarted(
+          deviceId,
+          'precondition_failed',
+          `the device gained ${gained.join(', ')} since this environment was built; refusing a non-atomic writeFile (§3.2)`,
+        );
+      }
     }
     let resolve!: (o: DeviceOutcome) => void;
     const outcome = new Promise<DeviceOutcome>((res) => (resolve = res));

@@ -246,3 +246,30 @@ describe('§4 streaming: the exit chunk cross-checks', () => {
     expect(seen).toEqual(['stderr', 'exit']);
   });
 });
+
+describe('§3.2 supports must not grow protective faces mid-task', () => {
+  it('a device that gained writeFileExclusive since the environment was built has its ordinary writeFile refused', async () => {
+    t = await startTestLane();
+    const { id } = await t.online({ supports: ['exec', 'writeFile', 'writeFileExclusive'] });
+    const before = ['exec', 'writeFile'];
+    const refused = t.lane.dispatch(id.deviceId, {
+      kind: 'writeFile',
+      args: { path: '/a' },
+      content: Buffer.from('x'),
+      environmentSupports: before,
+    });
+    expect(await refused.outcome).toMatchObject({
+      ok: false,
+      errorCode: 'precondition_failed',
+      message: expect.stringMatching(/writeFileExclusive/),
+    });
+    expect(refused.state()).toBe('terminal_never_started');
+    const same = t.lane.dispatch(id.deviceId, {
+      kind: 'writeFile',
+      args: { path: '/a' },
+      content: Buffer.from('x'),
+      environmentSupports: ['exec', 'writeFile', 'writeFileExclusive'],
+    });
+    expect(same.state()).toBe('dispatch_committed');
+  });
+});
