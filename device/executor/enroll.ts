@@ -2,13 +2,13 @@
 // freshly generated public key. 429 waits exactly retry-after (never under 1 s), at most 10
 // attempts; the four indistinguishable 403s get one combined explanation. The enrollment token
 // and the user credential are used for the request only: never stored, never logged.
+import { DEVICE_HTTP_PATHS, isDeviceId, rawEd25519PublicKey } from '../wire/index.ts';
 import { delay, realClock, type Clock } from './clock.ts';
 import {
   ensureKeyDir,
   generateDeviceKey,
   loadKey,
   loadRecord,
-  rawPublicKey,
   saveKey,
   saveRecord,
 } from './keystore.ts';
@@ -57,8 +57,6 @@ export type EnrollOptions = {
 export const ENROLLMENT_INVALID_MESSAGE =
   'Enrollment was refused. The token may have expired, may already have been used by another device, ' +
   'or may have been issued to a different account. Ask for a new enrollment token and try again.';
-
-const DEVICE_ID = /^dev_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** `retry-after` in whole seconds (≥ 1); anything else counts as 1 s. */
 export const retryAfterMs = (header: string | null): number => {
@@ -117,7 +115,7 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
   if (loaded && 'error' in loaded) return failed('key_unusable', loaded.error);
   const key = loaded?.key ?? generateDeviceKey();
   if (!loaded) saveKey(opts.keyDir, key);
-  const pubkey = rawPublicKey(key).toString('base64');
+  const pubkey = rawEd25519PublicKey(key).toString('base64');
 
   const body = JSON.stringify({
     token: opts.token,
@@ -127,8 +125,9 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
     workspaceRoot: opts.workspaceRoot,
     ...(opts.displayName ? { displayName: opts.displayName } : {}),
   });
-  const endpoint = new URL('/v1/devices/enroll', server.url);
+  const endpoint = new URL(DEVICE_HTTP_PATHS.enroll, server.url);
 
+  let lastFailure: 'rate_limited' | 'unreachable' = 'unreachable';
   for (let attempt = 1; attempt <= ENROLL_MAX_ATTEMPTS; attempt += 1) {
     let res: Response;
     try {
@@ -140,6 +139,7 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
       });
     } catch {
       log('warn', 'enroll.unreachable', { attempt });
+      lastFailure = 'unreachable';
       if (attempt === ENROLL_MAX_ATTEMPTS) break;
       await delay(clock, ENROLL_MIN_RETRY_MS * Math.min(8, 2 ** (attempt - 1)));
       continue;
@@ -147,7 +147,7 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
     log('info', 'enroll.response', { attempt, status: res.status });
     if (res.status === 200) {
       const v = (await res.json().catch(() => null)) as { deviceId?: unknown } | null;
-      if (!v || typeof v.deviceId !== 'string' || !DEVICE_ID.test(v.deviceId)) {
+      if (!v || typeof v.deviceId !== 'string' || !isDeviceId(v.deviceId)) {
         return failed('unexpected', 'the server answered 200 without a valid deviceId', attempt);
       }
       saveRecord(opts.keyDir, {
@@ -161,6 +161,7 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
       return { ok: true, deviceId: v.deviceId, attempts: attempt };
     }
     if (res.status === 429) {
+      lastFailure = 'rate_limited';
       const waitMs = retryAfterMs(res.headers.get('retry-after'));
       await res.body?.cancel();
       if (attempt === ENROLL_MAX_ATTEMPTS) break;
@@ -194,13 +195,14 @@ export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> =
       );
     }
     if (res.status >= 500 && attempt < ENROLL_MAX_ATTEMPTS) {
+      lastFailure = 'unreachable';
       await delay(clock, ENROLL_MIN_RETRY_MS * Math.min(8, 2 ** (attempt - 1)));
       continue;
     }
     return failed('unexpected', `unexpected answer ${res.status} ${e.errorCode}`.trim(), attempt);
   }
   return failed(
-    'rate_limited',
+    lastFailure,
     `Gave up after ${ENROLL_MAX_ATTEMPTS} attempts. Ten failures in a row mean the token or the credential is wrong, or the server is unreachable — not that the network is slow.`,
     ENROLL_MAX_ATTEMPTS,
   );

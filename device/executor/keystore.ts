@@ -1,13 +1,7 @@
 // §6.2: the device's Ed25519 private key is generated here, never leaves the machine, and is
 // kept in a file only its owner can read (0600) inside a folder only its owner can enter (0700).
 // Beside it: the enrollment record (deviceId, server, workspace root). Nothing here is a token.
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import {
   chmodSync,
   mkdirSync,
@@ -19,7 +13,6 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 
 export const KEY_FILE = 'device-key.pem';
 export const RECORD_FILE = 'device.json';
@@ -51,11 +44,6 @@ const writePrivate = (dir: string, name: string, text: string): void => {
   const temp = join(dir, `.${name}.${randomBytes(6).toString('hex')}`);
   writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
   renameSync(temp, join(dir, name));
-};
-
-export const rawPublicKey = (privateKey: KeyObject): Buffer => {
-  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-  return Buffer.from(jwk.x as string, 'base64url');
 };
 
 export const generateDeviceKey = (): KeyObject => generateKeyPairSync('ed25519').privateKey;
@@ -112,7 +100,3 @@ export const deleteKeyMaterial = (dir: string): void => {
   rmSync(join(dir, KEY_FILE), { force: true });
   rmSync(join(dir, RECORD_FILE), { force: true });
 };
-
-/** §1.3/§6.4: the key signs only handshake payloads; this is the one place it signs. */
-export const signHelloPayload = (key: KeyObject, payload: Uint8Array): string =>
-  sign(null, payload, key).toString('base64');

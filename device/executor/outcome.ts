@@ -1,36 +1,18 @@
 // The terminal outcomes the executor produces (§3.3). Failures always carry a specific message:
 // it is shown to the model.
-export type FileKind = 'file' | 'dir' | 'symlink' | 'other';
-export type FileInfo = {
-  path: string;
-  kind: FileKind;
-  size: number;
-  mtimeMs: number;
-  mode?: number;
-};
+import type {
+  DeviceOutcome,
+  DeviceOutcomeErrorCode,
+  FailureOutcome,
+  WireFileInfo,
+} from '../wire/index.ts';
 
-export type ExecTruncation = { stdout: boolean; stderr: boolean };
+export type FileKind = WireFileInfo['kind'];
+export type FileInfo = WireFileInfo;
+export type Outcome = DeviceOutcome;
+export type Failure = FailureOutcome;
 
-export type Outcome =
-  | { ok: true; kind: 'exec'; exitCode: number; truncated?: ExecTruncation }
-  | { ok: true; kind: 'read' }
-  | {
-      ok: true;
-      kind: 'stat';
-      info?: FileInfo;
-      entries?: FileInfo[];
-      existsValue?: boolean;
-      canonicalPath?: string;
-      linkTarget?: string | null;
-    }
-  | { ok: true; kind: 'write'; canonicalPath: string; inode?: string; created?: boolean }
-  | { ok: true; kind: 'void' }
-  | { ok: true; kind: 'cancelled'; state: 'not_started' | 'killed' }
-  | { ok: false; errorCode: string; message: string };
-
-export type Failure = Extract<Outcome, { ok: false }>;
-
-export const fail = (errorCode: string, message: string): Failure => ({
+export const fail = (errorCode: DeviceOutcomeErrorCode, message: string): Failure => ({
   ok: false,
   errorCode,
   message,

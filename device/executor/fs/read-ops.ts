@@ -7,7 +7,8 @@ import type { Flow } from '../exec/flow.ts';
 import { MAX_CHUNK_RAW_BYTES } from '../limits.ts';
 import { fail, fsFailure, type Outcome } from '../outcome.ts';
 
-export type ReadRun = { readonly done: Promise<Outcome>; stop(): void };
+export type ReadStop = 'cancel' | 'timeout' | 'fence' | 'shutdown';
+export type ReadRun = { readonly done: Promise<Outcome>; stop(reason: ReadStop): void };
 
 export type ReadRequest = {
   readonly path: string;
@@ -21,7 +22,7 @@ export type ReadRequest = {
 const NEWLINE = 0x0a;
 
 export const runRead = (req: ReadRequest): ReadRun => {
-  let stopped = false;
+  let stopped: ReadStop | null = null;
   const run = async (): Promise<Outcome> => {
     let h;
     try {
@@ -44,7 +45,7 @@ export const runRead = (req: ReadRequest): ReadRun => {
       while (left > 0) {
         // A fresh buffer per read: the chunker may hold the previous one while coalescing.
         const buf = Buffer.allocUnsafe(MAX_CHUNK_RAW_BYTES);
-        if (stopped) return { ok: true, kind: 'cancelled', state: 'killed' };
+        if (stopped) return stoppedRead(stopped);
         if (req.flow.blocked()) await req.flow.wait();
         const { bytesRead } = await h.read(buf, 0, buf.length, null);
         if (bytesRead === 0) break;
@@ -92,8 +93,15 @@ export const runRead = (req: ReadRequest): ReadRun => {
   };
   return {
     done: run(),
-    stop() {
-      stopped = true;
+    stop(reason) {
+      stopped ??= reason;
     },
   };
 };
+
+const stoppedRead = (reason: ReadStop): Outcome =>
+  reason === 'timeout'
+    ? fail('timeout', 'the read ran past timeoutMs and was stopped')
+    : reason === 'shutdown'
+      ? fail('aborted', 'the executor shut down during the read')
+      : { ok: true, kind: 'cancelled', state: 'killed' };

@@ -1,0 +1,528 @@
+// startExecutor: the executor as a value (the CLI's `serve` is a thin shell around it). It owns
+// the single-instance lock, the task table, the outbox and the per-epoch seen-set, and keeps one
+// connection at a time to the lane, reconnecting with backoff until something terminal happens.
+import { mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEVICE_PROTOCOL_VERSION,
+  encodeDataChunkFrame,
+  encodeExitChunkFrame,
+  mintEpoch,
+  type DeviceGoodbyeReason,
+  type DeviceInstructionFrame,
+  type HelloAckFrame,
+} from '../wire/index.ts';
+import { reconnectDelayMs } from './backoff.ts';
+import { readCapabilities } from './capabilities.ts';
+import { ExecutorStartError } from './start-error.ts';
+import { realClock, type Clock } from './clock.ts';
+import {
+  openConnection,
+  type Connection,
+  type ConnectionEnd,
+  type SteadyFrame,
+} from './connection.ts';
+import type { OutChunk } from './exec/chunker.ts';
+import { makeFlowControl } from './exec/flow.ts';
+import { makeContainment } from './fs/contain.ts';
+import { makeTempJournal } from './fs/temp-journal.ts';
+import { deleteKeyMaterial, loadKey, loadRecord } from './keystore.ts';
+import * as L from './limits.ts';
+import { acquireInstanceLock } from './lock.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { fail, type Outcome } from './outcome.ts';
+import { makeOutbox, type HeldResult } from './outbox.ts';
+import { makeGroupJournal } from './proc/group-journal.ts';
+import { startTask, SUPPORTED_KINDS, type Task } from './tasks.ts';
+
+export const EXECUTOR_VERSION = '0.1.0';
+export {
+  ExecutorStartError,
+  EXECUTOR_START_ERRORS,
+  type ExecutorStartErrorCode,
+} from './start-error.ts';
+
+export type ExecutorOptions = {
+  readonly keyDir: string;
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  readonly random?: () => number;
+  readonly fetch?: typeof fetch;
+  /** The shell commands run in; default $SHELL, else /bin/sh. */
+  readonly shell?: string;
+  /** Where createTempDir/createTempFile create; default <os tmp>/dsh-device-<deviceId>. */
+  readonly tempRoot?: string;
+  /** The environment commands inherit (before shellEnv); default this process's, minus DSH_DEVICE_*. */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly reconnectMinMs?: number;
+  readonly reconnectMaxMs?: number;
+  readonly killGraceMs?: number;
+  readonly shutdownGraceMs?: number;
+  readonly maxOutputBytesPerStream?: number;
+  readonly maxReadBytes?: number;
+  readonly maxWriteBytes?: number;
+  readonly minFreeBytes?: number;
+  readonly maxUnackedChunkBytes?: number;
+  readonly maxHeldResults?: number;
+  readonly maxResultSends?: number;
+  /** Observability for tests and hosts: ids, codes and states only. */
+  readonly onEvent?: (e: ExecutorEvent) => void;
+};
+
+export type ExecutorEvent =
+  | { readonly type: 'connecting'; readonly attempt: number }
+  | {
+      readonly type: 'active';
+      readonly gen: string;
+      readonly kept: string[];
+      readonly killed: string[];
+    }
+  | { readonly type: 'disconnected'; readonly end: ConnectionEnd }
+  | { readonly type: 'instruction'; readonly instructionId: string; readonly kind: string }
+  | { readonly type: 'duplicate'; readonly instructionId: string }
+  | {
+      readonly type: 'settled';
+      readonly instructionId: string;
+      readonly outcome: Outcome;
+      readonly sent: boolean;
+    }
+  | { readonly type: 'stopping'; readonly reason: DeviceGoodbyeReason };
+
+export const EXECUTOR_EXIT_REASONS = {
+  stopped: 'stopped',
+  revoked: 'revoked',
+  superseded: 'superseded',
+  protocol_version_unsupported: 'protocol_version_unsupported',
+} as const;
+export type ExecutorExitReason = keyof typeof EXECUTOR_EXIT_REASONS;
+export type ExecutorExit = { readonly reason: ExecutorExitReason; readonly message: string };
+
+export type ExecutorStatus = {
+  readonly connected: boolean;
+  readonly gen: string | null;
+  readonly running: string[];
+  readonly heldResults: number;
+};
+
+export type Executor = {
+  readonly deviceId: string;
+  readonly epoch: string;
+  readonly done: Promise<ExecutorExit>;
+  /** R15: goodbye, then finish or fail in-flight work, then close. */
+  stop(reason?: DeviceGoodbyeReason): Promise<ExecutorExit>;
+  status(): ExecutorStatus;
+};
+
+/** X2: the executor's own settings never reach a child's environment. */
+const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('DSH_DEVICE_')));
+
+export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> => {
+  const clock = opts.clock ?? realClock;
+  const log = opts.log ?? silentLogger;
+  const random = opts.random ?? Math.random;
+  const emit = opts.onEvent ?? (() => {});
+
+  const record = loadRecord(opts.keyDir);
+  if (!record) {
+    throw new ExecutorStartError(
+      'not_enrolled',
+      `no enrollment in ${opts.keyDir}; run: npm run device -- enroll …`,
+    );
+  }
+  const loaded = loadKey(opts.keyDir);
+  if (!loaded)
+    throw new ExecutorStartError('not_enrolled', `no private key in ${opts.keyDir}; enroll again`);
+  if ('error' in loaded) throw new ExecutorStartError('key_unusable', loaded.error);
+  const { deviceId } = record;
+
+  // R10: the lock comes first, before any network, so a second instance fails fast.
+  const locked = acquireInstanceLock(opts.keyDir, deviceId);
+  if (!locked.ok) throw new ExecutorStartError('locked', locked.message);
+  const lock = locked.lock;
+  try {
+    if (locked.tookOverFrom) log('info', 'lock.taken_over', { stalePid: locked.tookOverFrom.pid });
+    try {
+      if (!statSync(record.workspaceRoot).isDirectory()) throw new Error();
+    } catch {
+      throw new ExecutorStartError(
+        'workspace_missing',
+        `the workspace root ${record.workspaceRoot} is not a folder`,
+      );
+    }
+    const stateDir = join(opts.keyDir, 'state');
+    const temps = makeTempJournal(join(stateDir, 'temps'));
+    const groups = makeGroupJournal(join(stateDir, 'groups'));
+    const swept = temps.sweep();
+    const reaped = await groups.reapLeftovers(opts.killGraceMs ?? L.DEFAULT_KILL_GRACE_MS, clock);
+    if (swept || reaped)
+      log('info', 'start.cleanup', { sweptTempFiles: swept, killedGroups: reaped });
+
+    const caps = await readCapabilities(record.server, opts.fetch ?? fetch);
+    const tempRoot = opts.tempRoot ?? join(tmpdir(), `dsh-device-${deviceId}`);
+    mkdirSync(tempRoot, { recursive: true, mode: 0o700 });
+
+    return run({
+      opts,
+      clock,
+      log,
+      random,
+      emit,
+      deviceId,
+      key: loaded.key,
+      workspaceRoot: record.workspaceRoot,
+      wsUrl: caps.wsUrl,
+      tempRoot,
+      temps,
+      groups,
+      releaseLock: () => lock.release(),
+    });
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+};
+
+type RunParams = {
+  opts: ExecutorOptions;
+  clock: Clock;
+  log: Logger;
+  random: () => number;
+  emit: (e: ExecutorEvent) => void;
+  deviceId: string;
+  key: import('node:crypto').KeyObject;
+  workspaceRoot: string;
+  wsUrl: URL;
+  tempRoot: string;
+  temps: ReturnType<typeof makeTempJournal>;
+  groups: ReturnType<typeof makeGroupJournal>;
+  releaseLock: () => void;
+};
+
+const run = (p: RunParams): Executor => {
+  const { opts, clock, log, emit, deviceId } = p;
+  const epoch = mintEpoch(clock.now());
+  const flow = makeFlowControl(opts.maxUnackedChunkBytes ?? L.DEFAULT_MAX_UNACKED_CHUNK_BYTES);
+  const outbox = makeOutbox({
+    flow,
+    maxHeldResults: opts.maxHeldResults ?? L.DEFAULT_MAX_HELD_RESULTS,
+    maxResultSends: opts.maxResultSends ?? L.DEFAULT_MAX_RESULT_SENDS,
+    log,
+  });
+  const tasks = new Map<string, Task>();
+  /** X6: every instruction id of this epoch; a repeat is never run. */
+  const seen = new Set<string>();
+  const cancelled = new Set<string>();
+  /** Tasks the fence killed: nothing more is ever sent for them (§1.5). */
+  const writtenOff = new Set<string>();
+  let deviceSeq = 0;
+  let conn: Connection | null = null;
+  let stopping: DeviceGoodbyeReason | null = null;
+  let wake: (() => void) | null = null;
+  let connectedOnce = false;
+
+  const ctx = {
+    containment: makeContainment([p.workspaceRoot, p.tempRoot], opts.keyDir),
+    workspaceRoot: p.workspaceRoot,
+    tempRoot: p.tempRoot,
+    shell: opts.shell ?? process.env.SHELL ?? '/bin/sh',
+    baseEnv: childEnv(opts.env ?? process.env),
+    limits: {
+      maxOutputBytesPerStream:
+        opts.maxOutputBytesPerStream ?? L.DEFAULT_MAX_OUTPUT_BYTES_PER_STREAM,
+      maxReadBytes: opts.maxReadBytes ?? L.DEFAULT_MAX_READ_BYTES,
+      maxWriteBytes: opts.maxWriteBytes ?? L.DEFAULT_MAX_WRITE_BYTES,
+      minFreeBytes: opts.minFreeBytes ?? L.MIN_FREE_BYTES_AFTER_WRITE,
+      killGraceMs: opts.killGraceMs ?? L.DEFAULT_KILL_GRACE_MS,
+    },
+    clock,
+    flow,
+    groups: p.groups,
+    temps: p.temps,
+    emitChunk(id: string, chunk: OutChunk) {
+      if (writtenOff.has(id)) return;
+      outbox.addChunk(id, chunk);
+      if (conn?.active) conn.send(chunkText(conn.gen as string, id, chunk));
+    },
+  };
+
+  const chunkText = (gen: string, instructionId: string, c: OutChunk) =>
+    c.kind === 'exit'
+      ? encodeExitChunkFrame({ gen, instructionId, streamSeq: c.seq, exitCode: c.exitCode })
+      : encodeDataChunkFrame({
+          gen,
+          instructionId,
+          streamSeq: c.seq,
+          kind: c.kind,
+          dataB64: c.b64,
+        });
+
+  const resultText = (gen: string, instructionId: string, r: HeldResult) =>
+    JSON.stringify({ t: 'result', gen, instructionId, deviceSeq: r.deviceSeq, outcome: r.outcome });
+
+  const sendResultNow = (id: string) => {
+    if (!conn?.active) return false;
+    const r = outbox.takeResultForSend(id);
+    return r !== null && conn.send(resultText(conn.gen as string, id, r));
+  };
+
+  const settle = (id: string, outcome: Outcome) => {
+    tasks.delete(id);
+    if (writtenOff.has(id)) return;
+    // R6: one deviceSeq per result, reused for every retransmission.
+    outbox.setResult(id, deviceSeq++, outcome);
+    const sent = sendResultNow(id);
+    log('info', 'instruction.settled', {
+      instructionId: id,
+      ok: outcome.ok,
+      code: outcome.ok ? outcome.kind : outcome.errorCode,
+    });
+    emit({ type: 'settled', instructionId: id, outcome, sent });
+    if (stopping) shutdownProgress();
+  };
+
+  const accept = (frame: DeviceInstructionFrame) => {
+    const id = frame.instructionId;
+    if (seen.has(id)) {
+      log('warn', 'instruction.duplicate_ignored', { instructionId: id });
+      emit({ type: 'duplicate', instructionId: id });
+      return;
+    }
+    seen.add(id);
+    log('info', 'instruction.received', { instructionId: id, kind: frame.kind });
+    emit({ type: 'instruction', instructionId: id, kind: frame.kind });
+    if (stopping) {
+      // §1.6: arriving after goodbye is normal; it is failed explicitly, never dropped.
+      settle(
+        id,
+        fail(
+          'target_unavailable',
+          'the executor is shutting down; the instruction was not started',
+        ),
+      );
+      return;
+    }
+    const task = startTask(frame, ctx);
+    tasks.set(id, task);
+    void task.done.then(
+      (o) => settle(id, o),
+      () => settle(id, fail('unknown', `${frame.kind} failed unexpectedly inside the executor`)),
+    );
+  };
+
+  const handler = {
+    async fence(ack: HelloAckFrame) {
+      // §1.5 / R2 / R3 / R10: pendingInstructions is the only authority.
+      const listed = new Set(ack.pendingInstructions);
+      const victims = [...tasks.values()].filter((t) => !listed.has(t.id));
+      for (const v of victims) {
+        writtenOff.add(v.id);
+        v.stop('fence');
+      }
+      await Promise.all(victims.map((v) => v.done.catch(() => undefined)));
+      for (const id of outbox.ids()) {
+        if (!listed.has(id)) {
+          writtenOff.add(id);
+          outbox.discard(id, 'not in pendingInstructions');
+        }
+      }
+      watermarks = ack.chunkWatermarks;
+      kept = [...tasks.keys()].filter((id) => listed.has(id));
+      killed = victims.map((v) => v.id);
+    },
+    activated(c: Connection) {
+      connectedOnce = true;
+      attempt = 0;
+      const gen = c.gen as string;
+      // R2/R5/R7: re-send what the server still lists: chunks above its watermark, then results.
+      for (const id of outbox.ids()) {
+        const wm = watermarks[id] ?? -1;
+        for (const chunk of outbox.chunksAbove(id, wm)) c.send(chunkText(gen, id, chunk));
+        const r = outbox.takeResultForSend(id);
+        if (r) c.send(resultText(gen, id, r));
+      }
+      emit({ type: 'active', gen, kept, killed });
+    },
+    frame(f: SteadyFrame) {
+      switch (f.t) {
+        case 'instruction':
+          return accept(f);
+        case 'payload':
+          return tasks.get(f.instructionId)?.payload(f);
+        case 'cancel': {
+          const id = f.instructionId;
+          const t = tasks.get(id);
+          if (t) {
+            if (!cancelled.has(id)) {
+              cancelled.add(id);
+              log('info', 'instruction.cancel', { instructionId: id });
+              t.stop('cancel');
+            }
+          } else if (!seen.has(id)) {
+            // Never received: nothing ran, and nothing ever will (it joins the seen-set).
+            seen.add(id);
+            settle(id, { ok: true, kind: 'cancelled', state: 'not_started' });
+          }
+          return;
+        }
+        case 'resultAck':
+          outbox.resultAck(f.instructionId);
+          if (stopping) shutdownProgress();
+          return;
+        case 'chunkAck':
+          return outbox.chunkAck(f.instructionId, f.upToStreamSeq);
+      }
+    },
+    badInstruction(id: string, gen: string, kindKnown: boolean, message: string, c: Connection) {
+      if (gen !== c.gen || seen.has(id)) return;
+      seen.add(id);
+      settle(id, fail(kindKnown ? 'invalid' : 'not_supported', message));
+    },
+    inflight: () => [...tasks.keys()].filter((id) => !writtenOff.has(id)),
+  };
+  let watermarks: Record<string, number> = {};
+  let kept: string[] = [];
+  let killed: string[] = [];
+  let attempt = 0;
+
+  let resolveDone!: (e: ExecutorExit) => void;
+  const done = new Promise<ExecutorExit>((r) => (resolveDone = r));
+  let exited = false;
+
+  const killAll = async () => {
+    const all = [...tasks.values()];
+    for (const t of all) {
+      writtenOff.add(t.id);
+      t.stop('fence');
+    }
+    await Promise.all(all.map((t) => t.done.catch(() => undefined)));
+  };
+
+  const exit = (e: ExecutorExit) => {
+    if (exited) return;
+    exited = true;
+    conn?.close('executor exit');
+    p.releaseLock();
+    log(e.reason === 'stopped' ? 'info' : 'error', 'executor.exit', { reason: e.reason });
+    resolveDone(e);
+  };
+
+  const terminal = async (reason: Exclude<ExecutorExitReason, 'stopped'>, message: string) => {
+    await killAll();
+    if (reason === 'revoked') deleteKeyMaterial(opts.keyDir);
+    exit({ reason, message });
+  };
+
+  // ---- shutdown (R15) ----
+  let shutdownTimer: { cancel(): void } | null = null;
+  let graceOver = false;
+  const shutdownProgress = () => {
+    if (!stopping || exited) return;
+    if (tasks.size > 0) return;
+    if (outbox.heldResults === 0 || !conn?.active) finishShutdown();
+  };
+  const finishShutdown = () => {
+    shutdownTimer?.cancel();
+    exit({ reason: 'stopped', message: `stopped (${stopping ?? 'shutdown'})` });
+  };
+  const stop = (reason: DeviceGoodbyeReason = 'shutdown'): Promise<ExecutorExit> => {
+    if (stopping || exited) return done;
+    stopping = reason;
+    emit({ type: 'stopping', reason });
+    log('info', 'executor.stopping', { reason, running: tasks.size });
+    const graceMs = opts.shutdownGraceMs ?? L.DEFAULT_SHUTDOWN_GRACE_MS;
+    conn?.goodbye(reason, graceMs + L.SHUTDOWN_ACK_WAIT_MS);
+    wake?.();
+    shutdownTimer = clock.after(graceMs, () => {
+      graceOver = true;
+      for (const t of tasks.values()) t.stop('shutdown');
+      shutdownTimer = clock.after(L.SHUTDOWN_ACK_WAIT_MS, finishShutdown);
+    });
+    shutdownProgress();
+    return done;
+  };
+
+  const loop = async () => {
+    while (!exited) {
+      if (stopping) {
+        // Disconnected while stopping: nothing can be delivered any more; fail the rest locally.
+        if (!graceOver) for (const t of tasks.values()) t.stop('shutdown');
+        await Promise.all([...tasks.values()].map((t) => t.done.catch(() => undefined)));
+        return finishShutdown();
+      }
+      emit({ type: 'connecting', attempt });
+      conn = openConnection({
+        url: p.wsUrl,
+        hello: {
+          deviceId,
+          epoch,
+          key: p.key,
+          workspaceRoot: p.workspaceRoot,
+          supports: SUPPORTED_KINDS,
+          executorVersion: EXECUTOR_VERSION,
+          unackedResults: connectedOnce ? outbox.heldResults : null,
+        },
+        handler,
+        clock,
+        log,
+      });
+      const end = await conn.done;
+      conn = null;
+      emit({ type: 'disconnected', end });
+      log('info', 'connection.end', {
+        kind: end.kind,
+        detail: end.kind === 'closed' ? end.why : end.kind === 'bye' ? end.reason : end.code,
+      });
+      if (end.kind === 'reject' && end.code === 'revoked') {
+        return terminal('revoked', REVOKED_MESSAGE);
+      }
+      if (end.kind === 'reject' && end.code === 'protocol_version_unsupported') {
+        return terminal(
+          'protocol_version_unsupported',
+          `the server does not accept protocol version ${DEVICE_PROTOCOL_VERSION} (minimum ${end.minProtocolVersion ?? 'unknown'}); upgrade the executor`,
+        );
+      }
+      if (end.kind === 'bye' && end.reason === 'revoked')
+        return terminal('revoked', REVOKED_MESSAGE);
+      if (end.kind === 'bye' && end.reason === 'superseded') {
+        return terminal('superseded', SUPERSEDED_MESSAGE);
+      }
+      if (stopping || exited) continue;
+      const waitMs = reconnectDelayMs(
+        attempt,
+        p.random,
+        opts.reconnectMinMs ?? L.RECONNECT_MIN_MS,
+        opts.reconnectMaxMs ?? L.RECONNECT_MAX_MS,
+      );
+      attempt += 1;
+      await new Promise<void>((resolve) => {
+        const t = clock.after(waitMs, resolve);
+        wake = () => {
+          t.cancel();
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  };
+  void loop();
+
+  return {
+    deviceId,
+    epoch,
+    done,
+    stop,
+    status: () => ({
+      connected: conn?.active ?? false,
+      gen: conn?.gen ?? null,
+      running: handler.inflight(),
+      heldResults: outbox.heldResults,
+    }),
+  };
+};
+
+export const REVOKED_MESSAGE =
+  'This device was revoked by the server. Its key has been deleted; enroll again with a new token (it gets a new deviceId).';
+export const SUPERSEDED_MESSAGE =
+  "Another executor took over this device's connection. Only one executor may serve a device: stop the other one (check `npm run device -- status` on each machine).";
