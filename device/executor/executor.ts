@@ -328,7 +328,7 @@ const run = (p: RunParams): Executor => {
         }
       }
       watermarks = ack.chunkWatermarks;
-      kept = [...tasks.keys()].filter((id) => listed.has(id));
+      kept = [...new Set([...tasks.keys(), ...outbox.ids()])].filter((id) => listed.has(id));
       killed = victims.map((v) => v.id);
     },
     activated(c: Connection) {

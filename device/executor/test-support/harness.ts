@@ -136,3 +136,6 @@ export const collect = async (h: {
 
 export const stdoutOf = (items: import('../../lane/index.ts').StreamItem[]) =>
   Buffer.concat(items.flatMap((i) => (i.kind === 'stdout' ? [i.data] : []))).toString();
+
+export const stdoutBytes = (items: import('../../lane/index.ts').StreamItem[]) =>
+  Buffer.concat(items.flatMap((i) => (i.kind === 'stdout' ? [i.data] : [])));
