@@ -34,7 +34,15 @@ export type DispatchRequest = {
   shellEnv?: Record<string, string>;
   timeoutMs?: number;
   rootSessionId?: string;
+  /**
+   * §3.2: the device's `supports` when the task's environment was built. If the device has since
+   * gained a protective write face, an ordinary writeFile is refused rather than written
+   * non-atomically (a silent-downgrade hazard).
+   */
+  environmentSupports?: readonly string[];
 };
+
+const PROTECTIVE_WRITE_FACES = ['writeFileExclusive', 'writeFileGuarded'] as const;
 export type DispatchOutput = AsyncIterable<StreamItem> & {
   onChunk(listener: (item: StreamItem) => void): () => void;
 };
@@ -89,6 +97,7 @@ type DeviceRt = {
   inflight: Map<string, Inst>;
   queue: Inst[];
   graceTimer?: Timer;
+  online: boolean;
 };
 
 export type Audit = (event: string, deviceId: string | null, detail: object) => void;
@@ -120,10 +129,17 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
         supports: new Set(),
         inflight: new Map(),
         queue: [],
+        online: false,
       };
       devices.set(deviceId, r);
     }
     return r;
+  };
+  /** Tells the host when a device becomes dispatchable or stops being so (edges only). */
+  const setOnline = (r: DeviceRt, online: boolean) => {
+    if (r.online === online) return;
+    r.online = online;
+    config.onDeviceState?.(r.deviceId, online);
   };
   const activeConn = (r: DeviceRt): LaneConn | undefined =>
     r.conn !== undefined && r.conn.phase === 'active' ? r.conn : undefined;
@@ -262,12 +278,26 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
       );
     }
     const r = rt(deviceId);
-    const conn = activeConn(r);
+    // A connection still fencing (helloAck sent, generationAck not yet) queues: R10 holds the
+    // commit back until the ack, not the host's request.
+    const conn = r.conn !== undefined && r.conn.phase !== 'closed' ? r.conn : undefined;
     if (draining || conn === undefined || conn.goodbye) {
       return neverStarted(deviceId, 'target_unavailable', `device ${deviceId} is not connected`);
     }
     if (!r.supports.has(kind)) {
       return neverStarted(deviceId, 'not_supported', `the device does not declare ${kind}`);
+    }
+    if (kind === 'writeFile' && req.environmentSupports !== undefined) {
+      const built = new Set(req.environmentSupports);
+      const gained = PROTECTIVE_WRITE_FACES.filter((f) => r.supports.has(f) && !built.has(f));
+      if (gained.length > 0) {
+        audit('protective_face_gained', deviceId, { gained });
+        return neverStarted(
+          deviceId,
+          'precondition_failed',
+          `the device gained ${gained.join(', ')} since this environment was built; refusing a non-atomic writeFile (§3.2)`,
+        );
+      }
     }
     let resolve!: (o: DeviceOutcome) => void;
     const outcome = new Promise<DeviceOutcome>((res) => (resolve = res));
@@ -291,6 +321,13 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
       resolve,
       cancelRequested: false,
     };
+    i.output = makeOutputQueue(
+      { maxBytes: config.outputMaxBytes, maxEntries: config.outputMaxEntries },
+      () => {
+        audit('output_overflow', deviceId, { instructionId: i.id });
+        cancel(i.id);
+      },
+    );
     table.set(i.id, i);
     r.queue.push(i);
     pump(r);
@@ -488,11 +525,13 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
   const onGenerationAck = (conn: LaneConn) => {
     const r = rt(conn.deviceId);
     for (const i of r.inflight.values()) if (i.cancelRequested) sendCancel(i);
+    setOnline(r, true);
     pump(r);
   };
 
   const onGoodbye = (conn: LaneConn) => {
     conn.goodbye = true;
+    setOnline(rt(conn.deviceId), false);
   };
 
   /** The current connection went away: R4's reconnect grace starts. */
@@ -500,6 +539,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     const r = devices.get(conn.deviceId);
     if (r === undefined || r.conn !== conn) return;
     r.conn = undefined;
+    setOnline(r, false);
     if (r.graceTimer !== undefined) clearTimeout(r.graceTimer);
     r.graceTimer = unref(
       setTimeout(() => {
@@ -533,6 +573,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     if (r !== undefined) {
       const conn = r.conn;
       r.conn = undefined;
+      setOnline(r, false);
       if (conn !== undefined) bye(conn, 'revoked');
       writeOff(r, 'the device was revoked');
     }
@@ -543,7 +584,10 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
   /** A takeover: the old socket is told `superseded`; its in-flight work follows R2/R3 in onHelloAccepted. */
   const supersede = (old: LaneConn) => {
     const r = devices.get(old.deviceId);
-    if (r !== undefined && r.conn === old) r.conn = undefined;
+    if (r !== undefined && r.conn === old) {
+      r.conn = undefined;
+      setOnline(r, false);
+    }
     bye(old, 'superseded');
   };
 
@@ -552,6 +596,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     for (const r of devices.values()) {
       const conn = r.conn;
       r.conn = undefined;
+      setOnline(r, false);
       if (r.graceTimer !== undefined) clearTimeout(r.graceTimer);
       if (conn !== undefined) bye(conn, 'draining');
       writeOff(r, 'the lane is draining');
@@ -572,6 +617,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     onChunk,
     currentConn: (deviceId: string) => devices.get(deviceId)?.conn,
     epochOf: (deviceId: string) => devices.get(deviceId)?.epoch,
+    supportsOf: (deviceId: string) => [...(devices.get(deviceId)?.supports ?? [])],
     inflightCount: (deviceId: string) => devices.get(deviceId)?.inflight.size ?? 0,
     get draining() {
       return draining;

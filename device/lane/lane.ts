@@ -15,7 +15,12 @@ import { resolveOptions, type AuditEvent, type DeviceLaneOptions } from './optio
 import { makeRegistry, type DeviceRecord } from './registry.ts';
 import { runSocketSession } from './socket-session.ts';
 
-export type DeviceSummary = DeviceRecord & { online: boolean; inflight: number };
+/** `supports`: the kinds declared on the latest connection (empty before the first). */
+export type DeviceSummary = DeviceRecord & {
+  online: boolean;
+  inflight: number;
+  supports: string[];
+};
 
 export type DeviceLane = {
   /** http://host:port of the management plane; the WebSocket lane is at `wsUrl`. */
@@ -143,8 +148,9 @@ export const startDeviceLane = async (options: DeviceLaneOptions): Promise<Devic
         const c = dispatcher?.currentConn(d.deviceId);
         return {
           ...d,
-          online: c !== undefined && c.phase === 'active',
+          online: c !== undefined && c.phase === 'active' && !c.goodbye,
           inflight: dispatcher?.inflightCount(d.deviceId) ?? 0,
+          supports: dispatcher?.supportsOf(d.deviceId) ?? [],
         };
       }),
     dispatch: (deviceId, instruction) => {

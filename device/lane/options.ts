@@ -11,6 +11,8 @@ import {
   HEARTBEAT_INTERVAL_MS,
   LIVENESS_HEARTBEATS,
   MAX_INFLIGHT_PER_DEVICE,
+  OUTPUT_MAX_BYTES,
+  OUTPUT_MAX_ENTRIES,
   RECONNECT_GRACE_MS,
   REORDER_MAX_BYTES,
   REORDER_MAX_ENTRIES,
@@ -47,6 +49,12 @@ export type DeviceLaneOptions = {
   reorderMaxBytes?: number;
   settledMemoEntries?: number;
   payloadPartBytes?: number;
+  /** §4 consumer-side pending-delivery bound: output not yet pulled by the host. Over it, the
+   *  remote command is cancelled. */
+  outputMaxBytes?: number;
+  outputMaxEntries?: number;
+  /** Called when a device becomes dispatchable (after generationAck) or stops being so. */
+  onDeviceState?: (deviceId: string, online: boolean) => void;
   enrollTokenTtlSec?: number;
   enrollRateLimit?: { requests: number; windowMs: number };
   /** Replaces the built-in limiter (e.g. one that fails, to prove the lane fails closed). */
@@ -65,8 +73,9 @@ export type DeviceLaneOptions = {
 };
 
 export type LaneConfig = Required<
-  Omit<DeviceLaneOptions, 'dataDir' | 'rateLimiter' | 'onAudit'>
+  Omit<DeviceLaneOptions, 'dataDir' | 'rateLimiter' | 'onAudit' | 'onDeviceState'>
 > & {
+  onDeviceState: ((deviceId: string, online: boolean) => void) | undefined;
   dataDir: string | undefined;
   rateLimiter: RateLimiter | undefined;
   onAudit: ((e: AuditEvent) => void) | undefined;
@@ -91,6 +100,9 @@ export const resolveOptions = (o: DeviceLaneOptions): LaneConfig => ({
   reorderMaxBytes: o.reorderMaxBytes ?? REORDER_MAX_BYTES,
   settledMemoEntries: o.settledMemoEntries ?? SETTLED_MEMO_ENTRIES,
   payloadPartBytes: o.payloadPartBytes ?? DEFAULT_PAYLOAD_PART_BYTES,
+  outputMaxBytes: o.outputMaxBytes ?? OUTPUT_MAX_BYTES,
+  outputMaxEntries: o.outputMaxEntries ?? OUTPUT_MAX_ENTRIES,
+  onDeviceState: o.onDeviceState,
   enrollTokenTtlSec: o.enrollTokenTtlSec ?? ENROLL_TOKEN_TTL_SEC,
   enrollRateLimit: o.enrollRateLimit ?? {
     requests: ENROLL_RATE_LIMIT_REQUESTS,

@@ -209,7 +209,11 @@ export const runSocketSession = (deps: {
         close(POLICY, 'pre_hello');
         return;
       }
-      void handleHello(f);
+      handleHello(f).catch((e: unknown) => {
+        // The spec folds "registry unreachable" into auth_failed; the cause goes to the audit.
+        if (phase === 'verifying')
+          reject('auth_failed', { why: `registry error: ${String(e)}` }, null);
+      });
       return;
     }
     if (phase === 'verifying' || f.t === 'hello') {

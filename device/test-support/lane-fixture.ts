@@ -67,3 +67,25 @@ export const startTestLane = async (over: DeviceLaneOptions = {}) => {
   return { lane, dataDir, events, audited, enroll, connect, online, stop };
 };
 export type TestLane = Awaited<ReturnType<typeof startTestLane>>;
+
+type Dev = Awaited<ReturnType<typeof connectTestDevice>>;
+
+/**
+ * Ordering barrier: the lane handles a socket's frames in order and writes its answers in order,
+ * so once the answer to a later probe has arrived, any answer to an earlier frame would have
+ * arrived before it. Dispatches a harmless `exists` and waits for its instruction frame.
+ */
+export const barrier = async (t: TestLane, dev: Dev, deviceId: string) => {
+  const probe = t.lane.dispatch(deviceId, { kind: 'exists', args: { path: '/probe' } });
+  await dev.next('instruction', (f) => f.instructionId === probe.instructionId);
+  return probe;
+};
+
+/** Collects an instruction's host-side output until it settles. */
+export const collect = async (h: {
+  output: AsyncIterable<{ kind: string; data?: Buffer; exitCode?: number }>;
+}) => {
+  const items: { kind: string; data?: Buffer; exitCode?: number }[] = [];
+  for await (const i of h.output) items.push(i);
+  return items;
+};

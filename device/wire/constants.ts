@@ -26,6 +26,9 @@ export const CHUNK_GAP_TIMEOUT_MS = 30_000;
 export const REORDER_MAX_ENTRIES = 64;
 export const REORDER_MAX_BYTES = 2 * 1024 * 1024;
 export const SETTLED_MEMO_ENTRIES = 512;
+/** §4 consumer-side pending-delivery bound; overflow cancels the remote command. */
+export const OUTPUT_MAX_BYTES = 2 * 1024 * 1024;
+export const OUTPUT_MAX_ENTRIES = 8192;
 export const CANCEL_GRACE_MS = 10_000;
 export const EXECUTION_GRACE_MS = 30_000;
 export const RECONNECT_GRACE_MS = 120_000;
