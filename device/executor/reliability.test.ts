@@ -420,6 +420,46 @@ describe('frames the lane never sends today (§3.2, §7, §8, X7)', () => {
     expect((await ex.done).reason).toBe('protocol_version_unsupported');
   });
 
+  it('§1.4: already_connected is retried with backoff (never an exit) until the lease is free', async () => {
+    h = await makeHarness({ allowTakeover: false });
+    const loaded = loadKey(h.keyDir);
+    if (!loaded || 'error' in loaded) throw new Error('no key');
+    const rival = await connectTestDevice(h.lane.wsUrl, {
+      deviceId: h.deviceId,
+      privateKey: loaded.key,
+      pubkeyB64: encodeBase64(rawEd25519PublicKey(loaded.key)),
+    });
+    await rival.handshake();
+    const ex = await h.start();
+    await h.event(
+      is('disconnected', (e) => e.end.kind === 'reject' && e.end.code === 'already_connected'),
+    );
+    await h.event(is('connecting', (e) => e.attempt >= 1));
+    rival.ws.close();
+    const active = await h.event(is('active'));
+    expect(active.gen).toMatch(/^\d+$/);
+    expect(h.events.some((e) => e.type === 'stopping')).toBe(false);
+    void ex;
+  });
+
+  it('§1.4: a helloReject draining is retried with backoff', async () => {
+    h = await makeHarness();
+    let rewritten = 0;
+    h.proxy.setRule((dir, text) => {
+      if (dir === 'down' && text.includes('"t":"helloAck"') && rewritten === 0) {
+        rewritten += 1;
+        return { replace: JSON.stringify({ t: 'helloReject', code: 'draining' }) };
+      }
+      return 'pass';
+    });
+    await h.online();
+    expect(
+      h.events.some(
+        (e) => e.type === 'disconnected' && e.end.kind === 'reject' && e.end.code === 'draining',
+      ),
+    ).toBe(true);
+  });
+
   it('§1.4: a helloReject revoked (revoked while offline) is terminal and deletes the key', async () => {
     h = await makeHarness();
     const ex = await h.online();
