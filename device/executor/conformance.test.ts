@@ -155,6 +155,25 @@ describe('instructions through the lane (§3, §4)', () => {
     expect(existsSync(tf.canonicalPath)).toBe(true);
   });
 
+  it('X5: concurrent writeFileExclusive to one path through the lane has exactly one winner', async () => {
+    h = await makeHarness();
+    await h.online();
+    const p = join(h.workspace, 'race.txt');
+    const outcomes = await Promise.all(
+      [0, 1, 2, 3].map(
+        (i) =>
+          h.lane.dispatch(h.deviceId, {
+            kind: 'writeFileExclusive',
+            args: { path: p },
+            content: Buffer.from(`writer ${i}`),
+          }).outcome,
+      ),
+    );
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+    expect(outcomes.filter((o) => !o.ok && o.errorCode === 'already_exists')).toHaveLength(3);
+    expect(readFileSync(p, 'utf8')).toBe(`writer ${outcomes.findIndex((o) => o.ok)}`);
+  });
+
   it('§6.6/X2: outside the roots and the key folder are permission_denied; the target is never redirected', async () => {
     h = await makeHarness();
     await h.online();
