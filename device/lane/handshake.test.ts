@@ -141,3 +141,15 @@ describe('§1.2–1.5 connecting and the handshake', () => {
     expect(decodeUlid16(mintEpoch())).not.toBeNull();
   });
 });
+
+describe('§1.2 pre-auth caps per client address', () => {
+  it('the upgrade is refused 503 when one address holds its share of unauthenticated sockets; freed after the handshake', async () => {
+    t = await startTestLane({ maxPreAuthPerAddress: 1 });
+    const id = await t.enroll();
+    const first = await t.connect(id);
+    await expect(t.connect(undefined)).rejects.toThrow(/503/);
+    await first.handshake();
+    const second = await t.connect(undefined);
+    expect(second.challenge.t).toBe('challenge');
+  });
+});

@@ -84,29 +84,48 @@ export const startDeviceLane = async (options: DeviceLaneOptions): Promise<Devic
     perMessageDeflate: false,
   });
   let preAuth = 0;
+  const preAuthByAddress = new Map<string, number>();
+  const addressKey = (a: string | undefined) => {
+    const ip = (a ?? '').replace(/^::ffff:/, '');
+    return ip.includes(':') ? ip.split(':').slice(0, 4).join(':') + '::/64' : ip;
+  };
 
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://lane').pathname;
     if (dispatcher === undefined || registry === undefined || path !== config.wsPath) {
       return rawReject(socket, 404, 'Not Found');
     }
-    if (dispatcher.draining || preAuth >= config.maxPreAuthConnections) {
-      audit('upgrade_refused', null, { draining: dispatcher.draining, preAuth });
+    const addr = addressKey(req.socket.remoteAddress);
+    const fromAddr = preAuthByAddress.get(addr) ?? 0;
+    if (
+      dispatcher.draining ||
+      preAuth >= config.maxPreAuthConnections ||
+      fromAddr >= config.maxPreAuthPerAddress
+    ) {
+      audit('upgrade_refused', null, { draining: dispatcher.draining, preAuth, fromAddr });
       return rawReject(socket, 503, 'Service Unavailable');
     }
     preAuth += 1;
+    preAuthByAddress.set(addr, fromAddr + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      preAuth -= 1;
+      const n = (preAuthByAddress.get(addr) ?? 1) - 1;
+      if (n <= 0) preAuthByAddress.delete(addr);
+      else preAuthByAddress.set(addr, n);
+    };
+    // An upgrade that ws refuses (bad headers) never reaches the callback: release on close.
+    socket.once('close', release);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      let counted = true;
       runSocketSession({
         ws,
         config,
         registry,
         dispatcher,
         audit,
-        onHandshakeDone: () => {
-          if (counted) preAuth -= 1;
-          counted = false;
-        },
+        onHandshakeDone: release,
       });
     });
   });

@@ -61,6 +61,8 @@ export type DeviceLaneOptions = {
   rateLimiter?: RateLimiter;
   /** Sockets that have not finished the handshake; the upgrade is answered 503 when full. */
   maxPreAuthConnections?: number;
+  /** The same cap per client address (IPv6 by /64), so one host cannot fill it alone. */
+  maxPreAuthPerAddress?: number;
   /** `false`: a live connection is never taken over (always `already_connected`). */
   allowTakeover?: boolean;
   /** timeoutMs for dispatches that do not name one. */
@@ -110,6 +112,7 @@ export const resolveOptions = (o: DeviceLaneOptions): LaneConfig => ({
   },
   rateLimiter: o.rateLimiter,
   maxPreAuthConnections: o.maxPreAuthConnections ?? 64,
+  maxPreAuthPerAddress: o.maxPreAuthPerAddress ?? 16,
   allowTakeover: o.allowTakeover ?? true,
   defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
   auditKeepRows: o.auditKeepRows ?? 20_000,

@@ -354,7 +354,7 @@ describe('§5.2 reliability rules R1–R15', () => {
 
   it('R13 superseded: a stale connection is taken over by a new epoch; the old one gets bye superseded and its work is written off', async () => {
     let clock = 1_000_000;
-    t = await startTestLane({ now: () => clock, heartbeatIntervalMs: 1000 });
+    t = await startTestLane({ now: () => clock, heartbeatIntervalMs: 10_000 });
     const { id, dev } = await t.online();
     const h = t.lane.dispatch(id.deviceId, { kind: 'exec', args: { command: 'sleep 9' } });
     await dev.next('instruction');
@@ -362,7 +362,7 @@ describe('§5.2 reliability rules R1–R15', () => {
     const rival = await t.connect(id);
     expect(await rival.hello()).toEqual({ t: 'helloReject', code: 'already_connected' });
     // once the old one is stale (3 missed heartbeats by the clock), a new epoch takes over
-    clock += 3000;
+    clock += 30_000;
     const next = await t.connect(id);
     const ack = await next.handshake();
     expect(await dev.next('bye')).toMatchObject({ reason: 'superseded' });
