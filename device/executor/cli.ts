@@ -193,9 +193,8 @@ const serve = async (v: Record<string, unknown>, io: Out): Promise<number> => {
     void executor.stop(sig === 'SIGINT' ? 'user_stop' : 'shutdown');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The handlers stay until the process exits: a late repeat must not hit the default action.
   const exit = await executor.done;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
   io.err(exit.reason === 'stopped' ? exit.message : `stopped: ${exit.message}`);
   return EXIT_BY_REASON[exit.reason];
 };

@@ -163,7 +163,7 @@ describe('the process (R10, R15, §6.1, §6.9)', () => {
       await nextActive(since);
       c.child.kill(sig);
       c.child.kill(sig); // a repeated signal is ignored
-      expect((await c.exited).code).toBe(0);
+      expect(await c.exited, c.stderr()).toEqual({ code: 0, signal: null });
       await h.t.audited(
         (e) => e.event === 'goodbye' && e.reason === reason && h.t.events.indexOf(e) >= since,
       );
