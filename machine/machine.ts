@@ -1,0 +1,430 @@
+import {
+  ACTIVITY_COALESCE_MS,
+  clampText,
+  encodePairing,
+  isMember,
+  MAX_MACHINE_NAME_CHARS,
+  open,
+  PHONE_MESSAGE_TYPES,
+  pairingLink,
+  parsePhoneMessage,
+  roomKeys,
+  STATUS_INTERVAL_MS,
+  toBase64Url,
+  type MachineMessage,
+} from '../protocol/index.ts';
+import { makeUpdateScheduler } from './activity.ts';
+import type { Core } from './core.ts';
+import { resolveRoots } from './cwd-guard.ts';
+import { makeLocalToolHost } from './local-tool-host.ts';
+import { consoleLog } from './log.ts';
+import {
+  MachineStartError,
+  type MachineEvents,
+  type MachineHandle,
+  type MachineOptions,
+} from './machine-types.ts';
+import { checkAnswers, makePending } from './pending.ts';
+import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
+import { makePhoneActions } from './phone-actions.ts';
+import { pushFor } from './push-hints.ts';
+import { makeRelayLink } from './relay-link.ts';
+import { makeSessionStore, toWireSession } from './sessions.ts';
+import { snapshotMessages } from './snapshot.ts';
+import { loadOrCreateSecret, writePairingCode } from './state-dir.ts';
+import { realTimers, type TimerHandle } from './timers.ts';
+import type { ToolHost, ToolHostProvider } from './tool-host.ts';
+import { makeTurns } from './turns.ts';
+
+export { MachineStartError } from './machine-types.ts';
+export type {
+  MachineEvents,
+  MachineHandle,
+  MachineOptions,
+  MachineStatusView,
+  LocalResult,
+} from './machine-types.ts';
+
+export const PLUGIN_VERSION = 'mock-machine/0.1.0';
+/** Frames kept while the relay is away (sent after hello-ok); state is re-sent anyway. */
+export const MAX_OUTBOX_FRAMES = 200;
+
+export async function createMachine(options: MachineOptions): Promise<MachineHandle> {
+  const log = options.log ?? consoleLog;
+  const timers = options.timers ?? realTimers();
+  const roots = resolveRoots(options.roots);
+  if (!roots.ok) throw new MachineStartError(roots.code, roots.message);
+  const allowedRoots = roots.roots;
+  const name = clampText(
+    options.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim() || 'machine',
+    { chars: MAX_MACHINE_NAME_CHARS },
+  ).text;
+  const { secret, created } = loadOrCreateSecret(options.stateDir, options.rePair ?? false);
+  const { roomId, key } = roomKeys(secret);
+  const code = encodePairing({
+    v: 1,
+    relay: options.relay,
+    secret: toBase64Url(secret),
+    machine: name,
+  });
+  const codeFile = writePairingCode(options.stateDir, code);
+  const link = pairingLink(options.appUrl, code);
+  if (options.rePair)
+    log('warn', 're-paired', 'new pairing secret: phones paired before must scan the new code');
+
+  const listeners = new Set<MachineEvents>();
+  const fire = <K extends keyof MachineEvents>(
+    k: K,
+    ...args: Parameters<NonNullable<MachineEvents[K]>>
+  ) => {
+    for (const l of listeners) (l[k] as ((...a: unknown[]) => void) | undefined)?.(...args);
+  };
+
+  const sealer = makeFrameSealer(roomId, key);
+  const outbox: string[] = [];
+  let phoneOnline = false;
+  let rePairNeeded = false;
+  let closing = false;
+  const localHost: ToolHost = makeLocalToolHost({
+    roots: allowedRoots.length > 0 ? allowedRoots : [],
+  });
+  const hostProvider: ToolHostProvider = options.toolHost ?? (() => localHost);
+  const sessions = makeSessionStore();
+
+  function send(message: MachineMessage): void {
+    // Nobody can receive a session update while no phone is online, and a phone that joins gets
+    // the snapshot; sending them anyway would only spend the relay's rate limit.
+    if (!phoneOnline && message.type === 'session.update') return;
+    const push = phoneOnline ? undefined : pushFor(message, (id) => sessions.get(id)?.title);
+    const frame = sealer.frame(message, push);
+    if (frame === null) {
+      log('error', 'frame-too-large', `${message.type} does not fit the 16 KiB envelope; not sent`);
+      return;
+    }
+    options.onSend?.(message, push, frame);
+    if (!relay.send(frame)) {
+      // State (status, snapshot, updates) is re-sent on reconnect; results and closes are kept.
+      if (
+        message.type !== 'machine.status' &&
+        message.type !== 'session.update' &&
+        message.type !== 'session.snapshot'
+      ) {
+        outbox.push(frame);
+        if (outbox.length > MAX_OUTBOX_FRAMES) outbox.shift();
+      }
+    }
+  }
+
+  const pending = makePending({
+    timers,
+    ...(options.approvalTimeoutMs !== undefined
+      ? { approvalTimeoutMs: options.approvalTimeoutMs }
+      : {}),
+    ...(options.questionTimeoutMs !== undefined
+      ? { questionTimeoutMs: options.questionTimeoutMs }
+      : {}),
+    events: {
+      approvalOpened(a) {
+        send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });
+        fire('approvalOpened', a);
+      },
+      approvalClosed(a, o) {
+        // A phone decision's approval.closed is the phone action's own (cached) result.
+        if (o.resolution !== 'allow' && o.resolution !== 'deny') {
+          send({
+            v: 1,
+            type: 'approval.closed',
+            ts: timers.now(),
+            approvalId: a.approvalId,
+            resolution: o.resolution,
+          });
+        }
+        fire('approvalClosed', a, o.resolution);
+      },
+      questionOpened(q) {
+        send({
+          v: 1,
+          type: 'question.request',
+          ts: timers.now(),
+          questionId: q.questionId,
+          sessionId: q.sessionId,
+          items: [...q.items],
+          createdAt: q.createdAt,
+        });
+        fire('questionOpened', q);
+      },
+      questionClosed(q, resolution) {
+        if (resolution !== 'phone')
+          send({
+            v: 1,
+            type: 'question.closed',
+            ts: timers.now(),
+            questionId: q.questionId,
+            resolution,
+          });
+        fire('questionClosed', q, resolution);
+      },
+    },
+  });
+
+  const scheduler = makeUpdateScheduler({
+    coalesceMs: ACTIVITY_COALESCE_MS,
+    timers,
+    emit: (id) => {
+      const s = sessions.get(id);
+      if (s !== undefined)
+        send({ v: 1, type: 'session.update', ts: timers.now(), session: toWireSession(s) });
+    },
+  });
+
+  const core: Core = { timers, log, sessions, pending, scheduler, send, host: hostProvider };
+  const turns = makeTurns(core);
+
+  const status = (): MachineMessage => ({
+    v: 1,
+    type: 'machine.status',
+    ts: timers.now(),
+    machine: name,
+    pluginVersion: PLUGIN_VERSION,
+    allowedRoots: [...allowedRoots],
+    capabilities: {
+      fullAccessDispatch: options.allowFullAccess ?? false,
+      questionForwarding: true,
+    },
+  });
+
+  function sendSnapshotAndRemind(): void {
+    for (const m of snapshotMessages(
+      sessions.list().map(toWireSession),
+      timers.now(),
+      (m) => sealer.frame(m) !== null,
+    ))
+      send(m);
+    // D8: re-remind every open approval and question; the phone dedupes by id.
+    for (const a of pending.openApprovals())
+      send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });
+    for (const q of pending.openQuestions()) {
+      send({
+        v: 1,
+        type: 'question.request',
+        ts: timers.now(),
+        questionId: q.questionId,
+        sessionId: q.sessionId,
+        items: [...q.items],
+        createdAt: q.createdAt,
+      });
+    }
+  }
+
+  const actions = makePhoneActions({
+    core,
+    turns,
+    roots: allowedRoots,
+    allowFullAccess: options.allowFullAccess ?? false,
+    sendSnapshotAndRemind,
+  });
+
+  function setRePair(needed: boolean): void {
+    if (needed === rePairNeeded) return;
+    rePairNeeded = needed;
+    if (needed) {
+      log(
+        'error',
+        're-pair-needed',
+        'a frame from a phone did not decrypt with this pairing: RE-PAIR NEEDED (run with --re-pair and scan the new code)',
+      );
+    } else {
+      log('info', 're-pair-cleared', 'frames decrypt again');
+    }
+    fire('rePairNeeded', needed);
+  }
+
+  function onPayload(payload: string): void {
+    const opened = open(payload, key);
+    if (!opened.ok) {
+      log('warn', `decrypt-${opened.code}`, 'a frame could not be opened');
+      setRePair(true);
+      return;
+    }
+    setRePair(false);
+    const parsed = parsePhoneMessage(opened.value);
+    if (!parsed.ok) {
+      if (parsed.ignored) {
+        // D12 and forward compatibility: ignored, logged by type only.
+        log(
+          'info',
+          `ignored-${parsed.code}`,
+          `ignored a message of type ${JSON.stringify(parsed.type ?? '?')}`,
+        );
+      } else {
+        log('warn', 'invalid-message', `${parsed.type ?? '?'}: ${parsed.message}`);
+        const ty =
+          parsed.type !== undefined && isMember(PHONE_MESSAGE_TYPES, parsed.type)
+            ? parsed.type
+            : undefined;
+        actions.invalid(ty, parsed.requestId, parsed.message, parsed.reason);
+      }
+      return;
+    }
+    actions
+      .handle(parsed.value)
+      .catch((e: unknown) => log('error', 'action-crashed', (e as Error).message));
+  }
+
+  let statusTimer: TimerHandle | null = null;
+  const armStatus = () => {
+    statusTimer = timers.setTimeout(() => {
+      send(status());
+      armStatus();
+    }, STATUS_INTERVAL_MS);
+  };
+
+  const relay = makeRelayLink({
+    url: options.relay,
+    roomId,
+    log,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.backoff ? { profile: options.backoff } : {}),
+    events: {
+      helloOk(f) {
+        send(status());
+        for (const frame of outbox.splice(0)) relay.send(frame);
+        phoneOnline = f.peers.phone > 0;
+        if (phoneOnline) sendSnapshotAndRemind();
+        fire('connected');
+      },
+      presence(f) {
+        if (f.role !== 'phone') return;
+        phoneOnline = f.online;
+        log('info', 'phone-presence', f.online ? 'a phone joined' : 'no phone online');
+        if (f.online) {
+          send(status());
+          sendSnapshotAndRemind();
+        }
+      },
+      msg: onPayload,
+      relayError(f) {
+        const level = f.code.startsWith('push-') ? 'warn' : 'error';
+        log(level, `relay-${f.code}`, f.message ?? f.code);
+        fire('relayError', f.code, f.message ?? '');
+      },
+      down() {
+        phoneOnline = false;
+      },
+    },
+  });
+  armStatus();
+
+  let localSession: string | null = null;
+  const sessionFor = (id: string | undefined): string => {
+    if (id !== undefined) return id;
+    if (localSession === null) {
+      localSession = sessions.create({
+        prompt: 'Scripted events',
+        cwd: allowedRoots[0] ?? process.cwd(),
+        dispatched: false,
+        access: 'standard',
+        now: timers.now(),
+      }).sessionId;
+      scheduler.stateChanged(localSession);
+    }
+    return localSession;
+  };
+
+  const handle: MachineHandle = {
+    pairing: { code, link, roomId, codeFile, created },
+    allowedRoots,
+    status() {
+      const r = relay.state();
+      return {
+        connected: r.connected,
+        phoneOnline,
+        rePairNeeded,
+        errorState: r.errorState,
+        consecutiveFailures: r.consecutiveFailures,
+      };
+    },
+    sessions: () => sessions.list().map(toWireSession),
+    transcript: (id) => sessions.get(id)?.transcript.all() ?? [],
+    pendingApprovals: () => pending.openApprovals(),
+    pendingQuestions: () => pending.openQuestions(),
+    answerApproval(id, decision) {
+      return pending.decideLocally(id, decision === 'allow')
+        ? { ok: true }
+        : { ok: false, code: 'not-pending', message: `approval ${id} is not pending` };
+    },
+    answerQuestion(id, answers) {
+      const q = pending.question(id);
+      if (q === undefined)
+        return { ok: false, code: 'not-pending', message: `question ${id} is not pending` };
+      const check = checkAnswers(q.items, answers);
+      if (!check.ok) return { ok: false, code: 'bad-answer', message: check.message };
+      pending.answer(id, answers, 'local');
+      return { ok: true };
+    },
+    startSession(prompt, cwd) {
+      const s = sessions.create({
+        prompt,
+        cwd,
+        dispatched: false,
+        access: 'standard',
+        now: timers.now(),
+      });
+      turns.start(s, prompt);
+      return s.sessionId;
+    },
+    raiseApproval(fields) {
+      const { approval, outcome } = pending.openApproval(
+        sessionFor(fields.sessionId),
+        clampApprovalTitle(fields.title),
+        clampDetail(fields.detail),
+      );
+      return { approvalId: approval.approvalId, outcome: outcome.then((o) => o.resolution) };
+    },
+    raiseQuestion(fields) {
+      const { question, outcome } = pending.openQuestion(
+        sessionFor(fields.sessionId),
+        clampItems(fields.items),
+      );
+      return { questionId: question.questionId, outcome: outcome.then((o) => o.resolution) };
+    },
+    disposeSession(id) {
+      const s = sessions.get(id);
+      if (s === undefined) return { ok: false, code: 'no-session', message: `no session ${id}` };
+      turns.dispose(s);
+      return { ok: true };
+    },
+    connected(timeoutMs = 10_000) {
+      if (relay.state().connected) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => {
+          off();
+          reject(new Error('the machine did not connect to the relay in time'));
+        }, timeoutMs);
+        const off = handle.on({
+          connected() {
+            clearTimeout(t);
+            off();
+            resolve();
+          },
+        });
+      });
+    },
+    on(events) {
+      listeners.add(events);
+      return () => listeners.delete(events);
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      if (statusTimer) timers.clearTimeout(statusTimer);
+      scheduler.close();
+      for (const s of sessions.list()) s.turn?.abort();
+      pending.close();
+      await relay.close();
+      await localHost.close();
+      listeners.clear();
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,265 @@
+import {
+  isStaleRequest,
+  makeIdempotencyCache,
+  MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_CHARS,
+  textLimitReason,
+  type MachineMessage,
+  type PhoneMessage,
+  type ReasonCode,
+} from '../protocol/index.ts';
+import type { Core } from './core.ts';
+import { checkAnswers } from './pending.ts';
+import type { Turns } from './turns.ts';
+import { runDispatch } from './dispatch.ts';
+
+// Every phone → machine message (D12: only these types are acted on). Actions with a requestId
+// are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
+// idempotency cache when seen before: the original result is replayed, nothing runs twice.
+
+export type PhoneActionsDeps = {
+  core: Core;
+  turns: Turns;
+  roots: readonly string[];
+  allowFullAccess: boolean;
+  /** session.snapshot, then re-remind every open approval and question (D8). */
+  sendSnapshotAndRemind(): void;
+};
+
+export function makePhoneActions(deps: PhoneActionsDeps) {
+  const { core, turns } = deps;
+  const now = () => core.timers.now();
+  const cache = makeIdempotencyCache<MachineMessage[]>({ now });
+
+  const errorMsg = (
+    message: string,
+    extra: { context?: string; sessionId?: string; reason?: ReasonCode },
+  ): MachineMessage => ({
+    v: 1,
+    type: 'error',
+    ts: now(),
+    message,
+    ...extra,
+  });
+
+  // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
+  // the agent, woken by the decision, sends its next session.update.
+  function act(
+    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
+  ): MachineMessage[] | Promise<MachineMessage[]> {
+    switch (m.type) {
+      case 'approval.respond': {
+        const open = core.pending.approval(m.approvalId);
+        if (
+          open === undefined ||
+          !core.pending.decideFromPhone(m.approvalId, m.decision === 'allow')
+        ) {
+          return [
+            errorMsg(`approval ${m.approvalId} is not pending`, {
+              context: m.approvalId,
+              reason: 'not-pending',
+            }),
+          ];
+        }
+        return [
+          {
+            v: 1,
+            type: 'approval.closed',
+            ts: now(),
+            approvalId: m.approvalId,
+            resolution: m.decision,
+          },
+        ];
+      }
+      case 'question.respond': {
+        const open = core.pending.question(m.questionId);
+        if (open === undefined) {
+          return [
+            errorMsg(`question ${m.questionId} is not pending`, {
+              context: m.questionId,
+              reason: 'not-pending',
+            }),
+          ];
+        }
+        const check = checkAnswers(open.items, m.answers);
+        if (!check.ok)
+          return [
+            errorMsg(`answer refused: ${check.message}`, {
+              context: m.questionId,
+              sessionId: open.sessionId,
+            }),
+          ];
+        core.pending.answer(m.questionId, m.answers, 'phone');
+        return [
+          {
+            v: 1,
+            type: 'question.closed',
+            ts: now(),
+            questionId: m.questionId,
+            resolution: 'phone',
+          },
+        ];
+      }
+      case 'dispatch.request':
+        return runDispatch(m, deps).then(
+          (r) => [r],
+          (e: unknown): MachineMessage[] => {
+            core.log('error', 'dispatch-failed', (e as Error).message);
+            return [
+              {
+                v: 1,
+                type: 'dispatch.result',
+                ts: now(),
+                requestId: m.requestId,
+                ok: false,
+                error: `dispatch failed: ${(e as Error).message}`,
+                reason: 'dispatch-failed',
+              },
+            ];
+          },
+        );
+      case 'transcript.get': {
+        const s = core.sessions.get(m.sessionId);
+        if (s === undefined) {
+          return [
+            {
+              v: 1,
+              type: 'transcript',
+              ts: now(),
+              requestId: m.requestId,
+              sessionId: m.sessionId,
+              entries: [],
+            },
+            errorMsg('no such session on this machine', {
+              context: 'transcript.get',
+              sessionId: m.sessionId,
+            }),
+          ];
+        }
+        const page = s.transcript.page(m.before !== undefined ? { before: m.before } : {});
+        return [
+          {
+            v: 1,
+            type: 'transcript',
+            ts: now(),
+            requestId: m.requestId,
+            sessionId: m.sessionId,
+            entries: page.entries,
+            ...(page.more ? { more: true } : {}),
+          },
+        ];
+      }
+      case 'session.message': {
+        const s = core.sessions.get(m.sessionId);
+        if (s === undefined || !s.live) {
+          return [
+            errorMsg('this session is no longer held by the machine; start a new one', {
+              sessionId: m.sessionId,
+              reason: 'no-remote-followup',
+            }),
+          ];
+        }
+        const limit = textLimitReason(m.text, 'message');
+        if (limit !== null) {
+          const what =
+            limit === 'message-too-long-chars'
+              ? `longer than ${MAX_MESSAGE_CHARS} characters`
+              : `larger than ${MAX_MESSAGE_BYTES} bytes`;
+          return [errorMsg(`the message is ${what}`, { sessionId: m.sessionId, reason: limit })];
+        }
+        turns.steer(s, m.text);
+        // The confirmation the phone waits for (D10) is this session's update; the scheduler
+        // already sent one, so nothing else is replayed but the error cases above.
+        return [];
+      }
+    }
+  }
+
+  return {
+    async handle(m: PhoneMessage): Promise<void> {
+      if (m.type === 'sessions.get') {
+        deps.sendSnapshotAndRemind();
+        return;
+      }
+      if (isStaleRequest(m.ts, now())) {
+        core.log(
+          'warn',
+          'stale-request',
+          `${m.type} ${m.requestId.slice(0, 8)} refused: ts is ${Math.round((m.ts - now()) / 1000)} s from our clock`,
+        );
+        const text = 'request refused: its time is more than 5 minutes from the machine clock';
+        core.send(
+          m.type === 'dispatch.request'
+            ? {
+                v: 1,
+                type: 'dispatch.result',
+                ts: now(),
+                requestId: m.requestId,
+                ok: false,
+                error: text,
+                reason: 'stale-request',
+              }
+            : errorMsg(text, {
+                context: m.type,
+                reason: 'stale-request',
+                ...('sessionId' in m ? { sessionId: m.sessionId } : {}),
+              }),
+        );
+        return;
+      }
+      const replay = cache.get(m.requestId);
+      if (replay !== undefined) {
+        core.log(
+          'info',
+          'duplicate-request',
+          `${m.type} ${m.requestId.slice(0, 8)}: replaying the original result`,
+        );
+        if (m.type === 'session.message') {
+          const s = core.sessions.get(m.sessionId);
+          if (s !== undefined && replay.length === 0) core.scheduler.stateChanged(s.sessionId);
+        }
+        for (const r of replay) core.send(r);
+        return;
+      }
+      if (cache.has(m.requestId)) {
+        core.send(
+          errorMsg('duplicate request: it was already handled and its result is no longer held', {
+            context: m.type,
+          }),
+        );
+        return;
+      }
+      // Remember before acting, so a duplicate arriving mid-dispatch is not run twice.
+      const results: MachineMessage[] = [];
+      cache.remember(m.requestId, results);
+      const out = act(m);
+      for (const r of out instanceof Promise ? await out : out) {
+        results.push(r);
+        core.send(r);
+      }
+    },
+    /** A phone message that failed validation but named its request: answer it visibly. */
+    invalid(
+      type: string | undefined,
+      requestId: string | undefined,
+      message: string,
+      reason: ReasonCode | undefined,
+    ): void {
+      if (type === 'dispatch.request' && requestId !== undefined) {
+        core.send({
+          v: 1,
+          type: 'dispatch.result',
+          ts: now(),
+          requestId,
+          ok: false,
+          error: message,
+          ...(reason ? { reason } : {}),
+        });
+      } else {
+        core.send(
+          errorMsg(message, { ...(type ? { context: type } : {}), ...(reason ? { reason } : {}) }),
+        );
+      }
+    },
+  };
+}
