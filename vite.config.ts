@@ -50,8 +50,8 @@ export default defineConfig({
         // The service worker itself is never precached; source maps are not needed offline.
         globIgnores: ['**/*.map'],
       },
-      // A worker in dev caches stale code under the developer's feet: opt in with PWA_DEV=1.
-      devOptions: { enabled: process.env.PWA_DEV === '1', type: 'module' },
+      // A worker in dev caches stale code under the developer's feet: opt in with VITE_PWA_DEV=1.
+      devOptions: { enabled: process.env.VITE_PWA_DEV === '1', type: 'module' },
     }),
   ],
   build: { target: 'es2022', sourcemap: true },
