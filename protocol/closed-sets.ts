@@ -1,2 +1,118 @@
-// Filled by its issue; see docs/protocol-api.md.
-export {};
+// Closed sets of wire v1, spelled exactly as on the wire. Each map's keys equal its values, so
+// `SESSION_STATES.awaiting_approval` and the literal 'awaiting_approval' are the same thing and
+// `isMember(SET, x)` narrows an unknown string.
+export type Member<S> = S[keyof S];
+
+export const isMember = <S extends Record<string, string>>(
+  set: S,
+  value: unknown,
+): value is Member<S> =>
+  typeof value === 'string' && Object.prototype.hasOwnProperty.call(set, value);
+
+export const ROLES = { machine: 'machine', phone: 'phone' } as const;
+export type Role = Member<typeof ROLES>;
+
+/** Inner message types the machine sends and the phone acts on (D12). */
+export const MACHINE_MESSAGE_TYPES = {
+  'machine.status': 'machine.status',
+  'session.snapshot': 'session.snapshot',
+  'session.update': 'session.update',
+  'approval.request': 'approval.request',
+  'approval.closed': 'approval.closed',
+  'dispatch.result': 'dispatch.result',
+  'question.request': 'question.request',
+  'question.closed': 'question.closed',
+  'turn.final': 'turn.final',
+  transcript: 'transcript',
+  error: 'error',
+} as const;
+export type MachineMessageType = Member<typeof MACHINE_MESSAGE_TYPES>;
+
+/** Inner message types the phone sends and the machine acts on (D12). */
+export const PHONE_MESSAGE_TYPES = {
+  'sessions.get': 'sessions.get',
+  'approval.respond': 'approval.respond',
+  'dispatch.request': 'dispatch.request',
+  'transcript.get': 'transcript.get',
+  'session.message': 'session.message',
+  'question.respond': 'question.respond',
+} as const;
+export type PhoneMessageType = Member<typeof PHONE_MESSAGE_TYPES>;
+
+export const SESSION_STATES = {
+  idle: 'idle',
+  running: 'running',
+  awaiting_approval: 'awaiting_approval',
+  done: 'done',
+  error: 'error',
+} as const;
+export type SessionState = Member<typeof SESSION_STATES>;
+
+export const APPROVAL_RESOLUTIONS = {
+  allow: 'allow',
+  deny: 'deny',
+  local: 'local',
+  expired: 'expired',
+  superseded: 'superseded',
+} as const;
+export type ApprovalResolution = Member<typeof APPROVAL_RESOLUTIONS>;
+
+export const QUESTION_RESOLUTIONS = {
+  phone: 'phone',
+  local: 'local',
+  cancelled: 'cancelled',
+  expired: 'expired',
+} as const;
+export type QuestionResolution = Member<typeof QUESTION_RESOLUTIONS>;
+
+export const DECISIONS = { allow: 'allow', deny: 'deny' } as const;
+export type Decision = Member<typeof DECISIONS>;
+
+/** Full access is never the default: absent means 'standard'. */
+export const ACCESS_LEVELS = { standard: 'standard', full: 'full' } as const;
+export type AccessLevel = Member<typeof ACCESS_LEVELS>;
+
+export const TRANSCRIPT_ROLES = { user: 'user', assistant: 'assistant' } as const;
+export type TranscriptRole = Member<typeof TRANSCRIPT_ROLES>;
+
+export const PUSH_KINDS = {
+  approval: 'approval',
+  question: 'question',
+  done: 'done',
+  error: 'error',
+} as const;
+export type PushKind = Member<typeof PUSH_KINDS>;
+
+/** Every `reason` code of the spec, plus D11's `not-pending` and `stale-request`. */
+export const REASON_CODES = {
+  'dispatch-disabled': 'dispatch-disabled',
+  'cwd-not-allowed': 'cwd-not-allowed',
+  'prompt-too-long-chars': 'prompt-too-long-chars',
+  'prompt-too-long-bytes': 'prompt-too-long-bytes',
+  'message-too-long-chars': 'message-too-long-chars',
+  'message-too-long-bytes': 'message-too-long-bytes',
+  'no-remote-followup': 'no-remote-followup',
+  'worktree-failed': 'worktree-failed',
+  'dispatch-failed': 'dispatch-failed',
+  'not-a-git-repo': 'not-a-git-repo',
+  'no-assistant-text': 'no-assistant-text',
+  'full-access-disabled': 'full-access-disabled',
+  'full-access-unavailable': 'full-access-unavailable',
+  'full-access-not-applied': 'full-access-not-applied',
+  'bad-access-value': 'bad-access-value',
+  'not-pending': 'not-pending',
+  'stale-request': 'stale-request',
+} as const;
+export type ReasonCode = Member<typeof REASON_CODES>;
+
+/** Codes of the relay's `{"kind":"error"}` frame; `limit` is D3's addition. */
+export const RELAY_ERROR_CODES = {
+  'bad-hello': 'bad-hello',
+  'bad-frame': 'bad-frame',
+  'too-large': 'too-large',
+  'push-disabled': 'push-disabled',
+  'push-no-subscribers': 'push-no-subscribers',
+  'push-failed': 'push-failed',
+  limit: 'limit',
+} as const;
+export type RelayErrorCode = Member<typeof RELAY_ERROR_CODES>;

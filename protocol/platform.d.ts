@@ -8,3 +8,14 @@ declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean });
   decode(input?: Uint8Array): string;
 }
+// The WHATWG URL parser (pairing checks the relay URL with it, as every runtime here would).
+declare class URL {
+  constructor(url: string, base?: string);
+  readonly protocol: string;
+  readonly username: string;
+  readonly password: string;
+  readonly hostname: string;
+  readonly host: string;
+  readonly hash: string;
+  readonly href: string;
+}

@@ -1,0 +1,92 @@
+import { test, expect, type Page } from '@playwright/test';
+import { build } from 'esbuild';
+import path from 'node:path';
+import url from 'node:url';
+
+// The known-answer vectors must hold in the browser too (issue 2 §7): the same runner vitest
+// uses is bundled for the page and for a service worker, where tweetnacl's CSPRNG comes from
+// self.crypto.getRandomValues instead of Node's crypto.
+const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
+
+async function bundle(): Promise<string> {
+  const out = await build({
+    entryPoints: [path.join(root, 'protocol/test-support/browser-entry.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text;
+}
+
+type Report = {
+  checks: { group: string; name: string; problem: string | null }[];
+  randomness: Record<string, unknown>;
+};
+
+function expectAllPass(report: Report): void {
+  expect(report.checks.length).toBeGreaterThan(30);
+  expect(report.checks.filter((c) => c.problem !== null)).toEqual([]);
+  expect(report.randomness).toEqual({
+    secretLength: 32,
+    secretsDiffer: true,
+    payloadsDiffer: true,
+    roundTrip: true,
+  });
+}
+
+const collectErrors = (page: Page) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+};
+
+test('known-answer vectors pass byte for byte in the page', async ({ page }) => {
+  const errors = collectErrors(page);
+  await page.goto('/');
+  await page.addScriptTag({ content: await bundle() });
+  const report = await page.evaluate(() => {
+    const v = (
+      globalThis as unknown as Record<string, { checkVectors(): unknown; randomness(): unknown }>
+    ).__protocolVectors!;
+    return { checks: v.checkVectors(), randomness: v.randomness() } as Report;
+  });
+  expectAllPass(report);
+  expect(errors).toEqual([]);
+});
+
+test('known-answer vectors and the CSPRNG work inside a service worker', async ({
+  page,
+  context,
+  baseURL,
+}) => {
+  const swPath = '/__protocol-vectors-sw.js';
+  const worker = `${await bundle()}
+self.addEventListener('message', (event) => {
+  const v = globalThis.__protocolVectors;
+  event.ports[0].postMessage({ checks: v.checkVectors(), randomness: v.randomness() });
+});`;
+  await context.route(`${baseURL}${swPath}`, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/javascript', body: worker }),
+  );
+  await page.goto('/');
+  // Runs in the page; written as source because e2e/ compiles without the DOM lib.
+  const report = (await page.evaluate(`(async () => {
+    const reg = await navigator.serviceWorker.register('${swPath}', { scope: '/__protocol-vectors/' });
+    const sw = reg.installing ?? reg.waiting ?? reg.active;
+    if (sw.state !== 'activated') {
+      await new Promise((resolve) =>
+        sw.addEventListener('statechange', () => sw.state === 'activated' && resolve()),
+      );
+    }
+    const channel = new MessageChannel();
+    const reply = new Promise((resolve) => (channel.port1.onmessage = (e) => resolve(e.data)));
+    sw.postMessage('run', [channel.port2]);
+    const data = await reply;
+    await reg.unregister();
+    return data;
+  })()`)) as Report;
+  expectAllPass(report);
+});

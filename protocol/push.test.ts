@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { compactPush, parseCompactPush } from './push.ts';
+import { deriveKey } from './keys.ts';
+import { MAX_PUSH_PAYLOAD_BYTES, MAX_TITLE_CHARS } from './limits.ts';
+import { seal } from './seal.ts';
+
+const key = deriveKey(new Uint8Array(32));
+
+describe('compact push (spec "Push variant payloads are compact", D9)', () => {
+  it('D9: carries approvalId / questionId and parses back', () => {
+    const p = compactPush({
+      kind: 'approval',
+      sessionId: 's-1',
+      title: 'Run bash',
+      approvalId: 'a-1',
+    });
+    expect(p).toEqual({
+      v: 1,
+      type: 'push',
+      kind: 'approval',
+      sessionId: 's-1',
+      title: 'Run bash',
+      approvalId: 'a-1',
+    });
+    expect(parseCompactPush(p)).toEqual({ ok: true, value: p });
+    const q = compactPush({
+      kind: 'question',
+      sessionId: 's-1',
+      title: 'Which?',
+      questionId: 'q-1',
+    });
+    expect(parseCompactPush(q)).toEqual({ ok: true, value: q });
+  });
+
+  it('≤ 3KB sealed: a huge title is clamped to 80 characters', () => {
+    const p = compactPush({ kind: 'done', sessionId: 's-1', title: '界'.repeat(5000) });
+    expect([...p.title]).toHaveLength(MAX_TITLE_CHARS);
+    expect(seal(p, key).length).toBeLessThanOrEqual(MAX_PUSH_PAYLOAD_BYTES);
+  });
+
+  it('≤ 3KB sealed even when JSON escaping inflates the title', () => {
+    const p = compactPush({
+      kind: 'error',
+      sessionId: 'x'.repeat(128),
+      title: '\u0001'.repeat(80),
+      approvalId: 'a'.repeat(128),
+      questionId: 'q'.repeat(128),
+    });
+    expect(seal(p, key).length).toBeLessThanOrEqual(MAX_PUSH_PAYLOAD_BYTES);
+  });
+
+  it('refuses an unknown kind as invalid and a non-push type as ignored', () => {
+    expect(
+      parseCompactPush({ v: 1, type: 'push', kind: 'spam', sessionId: 's', title: 't' }),
+    ).toMatchObject({ ok: false, ignored: false, code: 'invalid' });
+    expect(parseCompactPush({ v: 1, type: 'session.update', ts: 1 })).toMatchObject({
+      ok: false,
+      ignored: true,
+      code: 'unknown-type',
+    });
+    expect(parseCompactPush({ v: 2, type: 'push' })).toMatchObject({
+      ok: false,
+      ignored: true,
+      code: 'unknown-version',
+    });
+  });
+});

@@ -1,0 +1,153 @@
+// One valid example of every inner message, shared by the parser tests and the vectors.
+export const TS = 1_767_225_600_000;
+
+export const SESSION = {
+  sessionId: 's-1',
+  title: 'Fix the flaky test',
+  cwd: '/home/me/repo',
+  state: 'running',
+  lastActivity: TS,
+  dispatched: true,
+  access: 'standard',
+  live: true,
+  activity: 'bash',
+  steps: [{ tool: 'read', count: 5 }, { tool: 'bash' }],
+  stepCount: 40,
+};
+
+export const QUESTION_ITEM = {
+  id: 'q1',
+  prompt: 'Which database?',
+  options: [
+    { id: 'pg', label: 'PostgreSQL' },
+    { id: 'lite', label: 'SQLite', description: 'embedded' },
+  ],
+  multiSelect: false,
+  allowFreeText: true,
+};
+
+export const MACHINE_MESSAGES = {
+  'machine.status': {
+    v: 1,
+    type: 'machine.status',
+    ts: TS,
+    machine: 'laptop',
+    pluginVersion: '0.2.0',
+    dshVersion: '1.4.0',
+    allowedRoots: ['/home/me'],
+    capabilities: { fullAccessDispatch: true, questionForwarding: true },
+  },
+  'session.snapshot': { v: 1, type: 'session.snapshot', ts: TS, sessions: [SESSION] },
+  'session.update': { v: 1, type: 'session.update', ts: TS, session: SESSION },
+  'approval.request': {
+    v: 1,
+    type: 'approval.request',
+    ts: TS,
+    approvalId: 'a-1',
+    sessionId: 's-1',
+    title: 'Run bash',
+    detail: 'rm -rf build/',
+    createdAt: TS,
+  },
+  'approval.closed': {
+    v: 1,
+    type: 'approval.closed',
+    ts: TS,
+    approvalId: 'a-1',
+    resolution: 'local',
+  },
+  'dispatch.result': {
+    v: 1,
+    type: 'dispatch.result',
+    ts: TS,
+    requestId: 'r-1',
+    ok: true,
+    sessionId: 's-1',
+    note: 'ran without worktree: not a git repo',
+    reason: 'not-a-git-repo',
+  },
+  'question.request': {
+    v: 1,
+    type: 'question.request',
+    ts: TS,
+    questionId: 'qq-1',
+    sessionId: 's-1',
+    items: [QUESTION_ITEM],
+    createdAt: TS,
+  },
+  'question.closed': {
+    v: 1,
+    type: 'question.closed',
+    ts: TS,
+    questionId: 'qq-1',
+    resolution: 'phone',
+  },
+  'turn.final': { v: 1, type: 'turn.final', ts: TS, sessionId: 's-1', ok: true, summary: 'Done.' },
+  transcript: {
+    v: 1,
+    type: 'transcript',
+    ts: TS,
+    requestId: 'r-2',
+    sessionId: 's-1',
+    entries: [
+      { seq: 1, role: 'user', text: 'hi', ts: TS },
+      { seq: 2, role: 'assistant', text: 'hello', ts: TS, truncated: true },
+    ],
+    more: true,
+  },
+  error: {
+    v: 1,
+    type: 'error',
+    ts: TS,
+    message: 'worktree failed',
+    context: 'dispatch',
+    sessionId: 's-1',
+    reason: 'worktree-failed',
+  },
+} as const;
+
+export const PHONE_MESSAGES = {
+  'sessions.get': { v: 1, type: 'sessions.get', ts: TS },
+  'approval.respond': {
+    v: 1,
+    type: 'approval.respond',
+    ts: TS,
+    requestId: 'r-3',
+    approvalId: 'a-1',
+    decision: 'allow',
+  },
+  'dispatch.request': {
+    v: 1,
+    type: 'dispatch.request',
+    ts: TS,
+    requestId: 'r-4',
+    prompt: 'Fix the flaky test',
+    cwd: '/home/me/repo',
+    worktree: true,
+    access: 'standard',
+  },
+  'transcript.get': {
+    v: 1,
+    type: 'transcript.get',
+    ts: TS,
+    requestId: 'r-5',
+    sessionId: 's-1',
+    before: 10,
+  },
+  'session.message': {
+    v: 1,
+    type: 'session.message',
+    ts: TS,
+    requestId: 'r-6',
+    sessionId: 's-1',
+    text: 'also run lint',
+  },
+  'question.respond': {
+    v: 1,
+    type: 'question.respond',
+    ts: TS,
+    requestId: 'r-7',
+    questionId: 'qq-1',
+    answers: [{ itemId: 'q1', optionIds: ['pg'], freeText: 'v16 please' }],
+  },
+} as const;

@@ -1,0 +1,207 @@
+// Generates protocol/vectors/*.json with implementations independent of protocol/: SHA-512 from
+// node:crypto (not nacl.hash), base64/base64url from Buffer, and secretbox from
+// ./xsalsa20poly1305.ts (not tweetnacl). Run: npx tsx protocol/test-support/make-vectors.ts
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import url from 'node:url';
+import { secretbox } from './xsalsa20poly1305.ts';
+import { MACHINE_MESSAGES, PHONE_MESSAGES } from './fixtures.ts';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const bytes = (n: number, f: (i: number) => number) =>
+  Uint8Array.from({ length: n }, (_, i) => f(i));
+const sha512 = (label: string, secret: Uint8Array) =>
+  new Uint8Array(createHash('sha512').update(label, 'utf8').update(secret).digest());
+
+const SECRETS: [string, Uint8Array][] = [
+  ['all-zero', bytes(32, () => 0x00)],
+  ['all-0xff', bytes(32, () => 0xff)],
+  ['counting 0x00..0x1f', bytes(32, (i) => i)],
+  ['alternating 0x55/0xaa', bytes(32, (i) => (i % 2 ? 0xaa : 0x55))],
+  ['high bit 0x80', bytes(32, () => 0x80)],
+  [
+    'sha256("dsh-dispatch vector")',
+    new Uint8Array(createHash('sha256').update('dsh-dispatch vector').digest()),
+  ],
+];
+
+export function keyVectors() {
+  return SECRETS.map(([name, secret]) => ({
+    name,
+    secretHex: hex(secret),
+    secretBase64Url: Buffer.from(secret).toString('base64url'),
+    roomId: Buffer.from(sha512('dsh-dispatch/room', secret).subarray(0, 16)).toString('base64url'),
+    keyHex: hex(sha512('dsh-dispatch/key', secret).subarray(0, 32)),
+  }));
+}
+
+const keyOf = (i: number) => sha512('dsh-dispatch/key', SECRETS[i]![1]).subarray(0, 32);
+const sealWith = (plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array) =>
+  Buffer.concat([nonce, secretbox(plaintext, nonce, key)]).toString('base64');
+
+export function sealVectors() {
+  const cases: [string, number, Uint8Array, object][] = [
+    ['empty object, zero nonce', 0, bytes(24, () => 0), {}],
+    ['sessions.get, counting nonce', 2, bytes(24, (i) => i), PHONE_MESSAGES['sessions.get']],
+    [
+      'approval.request with CJK, emoji and escapes',
+      1,
+      bytes(24, () => 0xff),
+      {
+        ...MACHINE_MESSAGES['approval.request'],
+        title: '承認してください 🚀',
+        detail: 'echo "a\\tb"\n\u0001 😀👍🏽',
+      },
+    ],
+    ['machine.status', 5, bytes(24, (i) => 255 - i), MACHINE_MESSAGES['machine.status']],
+    ['question.request', 3, bytes(24, (i) => (i * 7) & 0xff), MACHINE_MESSAGES['question.request']],
+    [
+      'dispatch.request with a 2 KiB prompt (many blocks)',
+      4,
+      bytes(24, (i) => i ^ 0x5a),
+      { ...PHONE_MESSAGES['dispatch.request'], prompt: 'こんにちは'.repeat(140) },
+    ],
+  ];
+  const opened = cases.map(([name, keyIndex, nonce, message]) => {
+    const plaintext = JSON.stringify(message);
+    return {
+      name,
+      keyHex: hex(keyOf(keyIndex)),
+      nonceHex: hex(nonce),
+      message,
+      plaintext,
+      payload: sealWith(new TextEncoder().encode(plaintext), nonce, keyOf(keyIndex)),
+    };
+  });
+  const good = opened[1]!;
+  const goodBytes = Buffer.from(good.payload, 'base64');
+  const flipped = Buffer.from(goodBytes);
+  flipped[30] = flipped[30]! ^ 0x01;
+  const nonce = bytes(24, () => 7);
+  const failures = [
+    { name: 'wrong key', keyHex: hex(keyOf(0)), payload: good.payload, code: 'auth-failed' },
+    {
+      name: 'one bit flipped',
+      keyHex: good.keyHex,
+      payload: flipped.toString('base64'),
+      code: 'auth-failed',
+    },
+    {
+      name: 'last byte cut',
+      keyHex: good.keyHex,
+      payload: goodBytes.subarray(0, goodBytes.length - 1).toString('base64'),
+      code: 'auth-failed',
+    },
+    {
+      name: 'shorter than nonce + tag',
+      keyHex: good.keyHex,
+      payload: goodBytes.subarray(0, 39).toString('base64'),
+      code: 'too-short',
+    },
+    {
+      name: 'base64url instead of base64',
+      keyHex: good.keyHex,
+      payload: '-_-_',
+      code: 'bad-base64',
+    },
+    { name: 'not base64', keyHex: good.keyHex, payload: 'not base64!', code: 'bad-base64' },
+    {
+      name: 'authentic but not JSON',
+      keyHex: good.keyHex,
+      payload: sealWith(new TextEncoder().encode('{"v":1,'), nonce, keyOf(2)),
+      code: 'not-json',
+    },
+    {
+      name: 'authentic but not UTF-8',
+      keyHex: good.keyHex,
+      payload: sealWith(new Uint8Array([0x22, 0xc3, 0x28, 0x22]), nonce, keyOf(2)),
+      code: 'not-json',
+    },
+  ];
+  return { opened, failures };
+}
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
+
+export function pairingVectors() {
+  const secret = (i: number) => Buffer.from(SECRETS[i]![1]).toString('base64url');
+  const payloads = [
+    { v: 1, relay: 'wss://relay.example.com', secret: secret(0), machine: 'laptop' },
+    { v: 1, relay: 'wss://relay.example.com:8443/ws', secret: secret(1), machine: 'Büro-PC 🖥️' },
+    { v: 1, relay: 'ws://127.0.0.1:8787', secret: secret(2), machine: '開発マシン' },
+    { v: 1, relay: 'ws://[::1]:9000/relay', secret: secret(5), machine: 'm' },
+    { v: 1, relay: 'ws://localhost:8787', secret: secret(3), machine: 'x'.repeat(64) },
+  ];
+  const good = payloads[0]!;
+  const invalid: { name: string; code: string; error: string }[] = [
+    { name: 'not base64url', code: 'eyJ2Ijox+/', error: 'not-base64url' },
+    {
+      name: 'base64url of text that is not JSON',
+      code: Buffer.from('hello').toString('base64url'),
+      error: 'not-json',
+    },
+    { name: 'a JSON array', code: b64url([good]), error: 'not-object' },
+    { name: 'v 2', code: b64url({ ...good, v: 2 }), error: 'unsupported-version' },
+    {
+      name: 'https relay',
+      code: b64url({ ...good, relay: 'https://relay.example.com' }),
+      error: 'bad-relay-url',
+    },
+    {
+      name: 'ws:// to a remote host',
+      code: b64url({ ...good, relay: 'ws://relay.example.com' }),
+      error: 'bad-relay-url',
+    },
+    {
+      name: 'ws:// to 10.0.0.1',
+      code: b64url({ ...good, relay: 'ws://10.0.0.1:8787' }),
+      error: 'bad-relay-url',
+    },
+    {
+      name: 'secret of 16 bytes',
+      code: b64url({ ...good, secret: Buffer.alloc(16).toString('base64url') }),
+      error: 'bad-secret',
+    },
+    {
+      name: 'secret in padded base64',
+      code: b64url({ ...good, secret: Buffer.alloc(32).toString('base64') }),
+      error: 'bad-secret',
+    },
+    {
+      name: 'machine missing',
+      code: b64url({ v: 1, relay: good.relay, secret: good.secret }),
+      error: 'bad-machine-name',
+    },
+    {
+      name: 'machine of 65 characters',
+      code: b64url({ ...good, machine: 'x'.repeat(65) }),
+      error: 'bad-machine-name',
+    },
+    {
+      name: 'payload over 2048 characters',
+      code: b64url({ ...good, pad: 'p'.repeat(1600) }),
+      error: 'too-long',
+    },
+  ];
+  return { valid: payloads.map((payload) => ({ payload, code: b64url(payload) })), invalid };
+}
+
+export const VECTOR_FILES = {
+  'keys.json': keyVectors,
+  'seal.json': sealVectors,
+  'pairing.json': pairingVectors,
+} as const;
+
+export const vectorsDir = path.join(
+  path.dirname(url.fileURLToPath(import.meta.url)),
+  '..',
+  'vectors',
+);
+
+if (process.argv[1] && url.pathToFileURL(process.argv[1]).href === import.meta.url) {
+  for (const [file, make] of Object.entries(VECTOR_FILES)) {
+    writeFileSync(path.join(vectorsDir, file), `${JSON.stringify(make(), null, 2)}\n`);
+    console.log(`wrote protocol/vectors/${file}`);
+  }
+}

@@ -1,0 +1,95 @@
+// Checks every known-answer vector against protocol/ and returns the failures. No Node APIs:
+// the same code runs under vitest and, bundled by esbuild, inside Chromium (e2e/vectors.spec.ts).
+import { deriveKey, deriveRoomId } from '../keys.ts';
+import { encodePairing, parsePairing } from '../pairing.ts';
+import { open, seal } from '../seal.ts';
+import { toBase64Url } from '../bytes.ts';
+import keys from '../vectors/keys.json';
+import sealed from '../vectors/seal.json';
+import pairing from '../vectors/pairing.json';
+
+export const fromHex = (h: string): Uint8Array =>
+  Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
+export const toHex = (b: Uint8Array): string =>
+  Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+export type VectorCheck = { group: string; name: string; problem: string | null };
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export function checkVectors(): VectorCheck[] {
+  const out: VectorCheck[] = [];
+  const check = (group: string, name: string, problem: string | null) =>
+    out.push({ group, name, problem });
+
+  for (const v of keys) {
+    const secret = fromHex(v.secretHex);
+    const roomId = deriveRoomId(secret);
+    const key = toHex(deriveKey(secret));
+    check(
+      'keys',
+      v.name,
+      toBase64Url(secret) !== v.secretBase64Url
+        ? 'secret base64url differs'
+        : roomId !== v.roomId
+          ? `roomId ${roomId} ≠ ${v.roomId}`
+          : key !== v.keyHex
+            ? `key ${key} ≠ ${v.keyHex}`
+            : null,
+    );
+  }
+
+  for (const v of sealed.opened) {
+    const key = fromHex(v.keyHex);
+    const payload = seal(v.message, key, fromHex(v.nonceHex));
+    const opened = open(v.payload, key);
+    check(
+      'seal',
+      v.name,
+      JSON.stringify(v.message) !== v.plaintext
+        ? 'plaintext is not JSON.stringify(message)'
+        : payload !== v.payload
+          ? 'sealed payload differs'
+          : !opened.ok
+            ? `open failed: ${opened.code}`
+            : !same(opened.value, v.message)
+              ? 'opened message differs'
+              : null,
+    );
+  }
+  for (const v of sealed.failures) {
+    const r = open(v.payload, fromHex(v.keyHex));
+    check(
+      'open-failure',
+      v.name,
+      r.ok ? 'opened' : r.code !== v.code ? `${r.code} ≠ ${v.code}` : null,
+    );
+  }
+
+  for (const v of pairing.valid) {
+    const code = encodePairing(v.payload as Parameters<typeof encodePairing>[0]);
+    const r = parsePairing(v.code);
+    check(
+      'pairing',
+      v.payload.machine,
+      code !== v.code
+        ? 'encoded code differs'
+        : !r.ok
+          ? `parse failed: ${r.code}`
+          : !same({ ...r.value, secretBytes: undefined }, v.payload)
+            ? 'parsed payload differs'
+            : toBase64Url(r.value.secretBytes) !== v.payload.secret
+              ? 'secret bytes differ'
+              : null,
+    );
+  }
+  for (const v of pairing.invalid) {
+    const r = parsePairing(v.code);
+    check(
+      'pairing-invalid',
+      v.name,
+      r.ok ? 'accepted' : r.code !== v.error ? `${r.code} ≠ ${v.error}` : null,
+    );
+  }
+  return out;
+}

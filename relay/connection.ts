@@ -1,0 +1,278 @@
+// One WebSocket and the spec's "Relay enforcement details": first-frame rule, joins, msg
+// forwarding, push authorisation. A class rather than closures because there is one per socket
+// and idle sockets must stay small (issue 3 §7: ≤ 7.5 KiB each, most of it `ws`'s own).
+import { isUtf8 } from 'node:buffer';
+import type { Socket } from 'node:net';
+import type { WebSocket } from './ws.ts';
+import { encodeFrame, parseClientFrame, type PushHint } from '../protocol/index.ts';
+import type { Context } from './context.ts';
+import { take } from './rate-limit.ts';
+import { otherRole, type Peer, type Role } from './rooms.ts';
+import { scanMsg } from './scan.ts';
+import { checkSubscription } from './push-endpoint.ts';
+import type { TimerHandle } from './timers.ts';
+
+// Local until protocol/limits.ts lands (MAX_ENVELOPE_BYTES, MAX_PUSH_PAYLOAD_BYTES).
+export const MAX_DATA_FRAME_BYTES = 16_384;
+export const MAX_PUSH_PAYLOAD_BYTES = 3_072;
+const CLOSE_POLICY = 1008;
+const SEND_TEXT = { binary: false, compress: false, fin: true } as const;
+const BRACE = Buffer.from('}');
+
+type ErrorCode =
+  | 'bad-hello'
+  | 'bad-frame'
+  | 'too-large'
+  | 'limit'
+  | 'push-disabled'
+  | 'push-no-subscribers'
+  | 'push-failed';
+
+export class Connection implements Peer {
+  lastSeenMs: number;
+  alive = true;
+  /** Rooms this socket joined and its role in each; null until a hello succeeded. */
+  rooms: Map<string, Role> | null = null;
+  tokens: number;
+  tokensMs: number;
+  corked = false;
+  closed = false;
+  helloTimer: TimerHandle | null;
+  private subscriptionOps: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly ctx: Context,
+    readonly ws: WebSocket,
+    readonly socket: Socket,
+    readonly ipKey: string,
+  ) {
+    const now = ctx.timers.now();
+    this.lastSeenMs = now;
+    this.tokens = ctx.settings.msgBurst;
+    this.tokensMs = now;
+    this.helloTimer = ctx.timers.setTimeout(() => {
+      this.helloTimer = null;
+      if (this.rooms === null)
+        this.refuseHello(`no hello within ${ctx.settings.helloDeadlineMs} ms`);
+    }, ctx.settings.helloDeadlineMs);
+  }
+
+  /** Peer.send: batches writes per event-loop turn (cork), and drops a reader that cannot keep up. */
+  send(data: Buffer | string): void {
+    if (this.closed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      this.ctx.scheduleUncork(this);
+    }
+    this.ws.send(data, SEND_TEXT);
+    if (this.ws.bufferedAmount > this.ctx.settings.maxBufferedBytes) {
+      this.ctx.log.warn({ ip: this.ipKey }, 'unsent buffer over the cap; terminating socket');
+      this.closed = true;
+      this.ws.terminate();
+    }
+  }
+
+  error(code: ErrorCode, message: string): void {
+    this.send(encodeFrame({ kind: 'error', code, message }));
+  }
+
+  private refuseHello(message: string): void {
+    this.error('bad-hello', message);
+    this.closed = true;
+    this.ws.close(CLOSE_POLICY, 'bad-hello');
+  }
+
+  onPong(): void {
+    this.alive = true;
+    this.lastSeenMs = this.ctx.timers.now();
+  }
+
+  onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.closed) return;
+    const now = this.ctx.timers.now();
+    this.lastSeenMs = now;
+    if (this.rooms === null) return this.onFirstFrame(data, isBinary);
+    const s = this.ctx.settings;
+    if (s.rateLimits && !this.takeToken(now)) {
+      return this.error('limit', `rate limit: ${s.msgRatePerSec} frames/s, burst ${s.msgBurst}`);
+    }
+    if (isBinary) return this.error('bad-frame', 'binary frames are not allowed');
+    if (data.length > MAX_DATA_FRAME_BYTES) {
+      return this.error(
+        'too-large',
+        `frame is ${data.length} bytes, over the ${MAX_DATA_FRAME_BYTES}-byte cap`,
+      );
+    }
+    if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
+    const scanned = scanMsg(data);
+    if (scanned !== null) {
+      const push =
+        scanned.pushPayload === null
+          ? null
+          : scanned.pushTag === null
+            ? { payload: scanned.pushPayload }
+            : { payload: scanned.pushPayload, tag: scanned.pushTag };
+      return this.onMsg(scanned.room, data, push, scanned.pushStart);
+    }
+    this.onSlowFrame(data);
+  }
+
+  private takeToken(now: number): boolean {
+    const b = { tokens: this.tokens, updatedMs: this.tokensMs };
+    const s = this.ctx.settings;
+    const ok = take(b, now, s.msgRatePerSec / 1000, s.msgBurst);
+    this.tokens = b.tokens;
+    this.tokensMs = b.updatedMs;
+    return ok;
+  }
+
+  private onFirstFrame(data: Buffer, isBinary: boolean): void {
+    if (isBinary) return this.refuseHello('the first frame must be a hello text frame, not binary');
+    if (data.length > MAX_DATA_FRAME_BYTES)
+      return this.refuseHello(`frame is over the ${MAX_DATA_FRAME_BYTES}-byte cap`);
+    const parsed = parseClientFrame(data);
+    if (!parsed.ok) return this.refuseHello(parsed.message);
+    if (parsed.value.kind !== 'hello')
+      return this.refuseHello(`the first frame must be a hello, not "${parsed.value.kind}"`);
+    this.rooms = new Map();
+    this.join(parsed.value.room, parsed.value.role, true);
+  }
+
+  private join(room: string, role: Role, first: boolean): void {
+    const ctx = this.ctx;
+    const rooms = this.rooms as Map<string, Role>;
+    const current = rooms.get(room);
+    if (current === role)
+      return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+    if (current !== undefined)
+      return this.error('bad-hello', `this socket already joined the room as ${current}`);
+    const s = ctx.settings;
+    let refusal: string | null = null;
+    if (rooms.size >= s.maxRoomsPerSocket)
+      refusal = `at most ${s.maxRoomsPerSocket} rooms per socket`;
+    else {
+      const max = role === 'phone' ? s.maxPhonesPerRoom : s.maxMachinesPerRoom;
+      if (ctx.rooms.count(room, role) >= max) refusal = `at most ${max} ${role} sockets per room`;
+    }
+    if (refusal !== null) {
+      this.error('limit', refusal);
+      if (first) {
+        this.rooms = null;
+        this.closed = true;
+        this.ws.close(CLOSE_POLICY, 'limit');
+      }
+      return;
+    }
+    if (this.helloTimer !== null) {
+      ctx.timers.clearTimeout(this.helloTimer);
+      this.helloTimer = null;
+    }
+    rooms.set(room, role);
+    ctx.rooms.join(room, role, this);
+    this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+    ctx.presence.joined(room, role);
+    ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
+  }
+
+  private onMsg(room: string, data: Buffer, push: PushHint | null, pushStart: number): void {
+    const role = (this.rooms as Map<string, Role>).get(room);
+    if (role === undefined) return this.error('bad-frame', 'not joined to this room');
+    if (push !== null) {
+      if (role === 'phone') return this.error('bad-frame', 'a phone may not send a push hint');
+      if (push.payload.length > MAX_PUSH_PAYLOAD_BYTES) {
+        return this.error(
+          'too-large',
+          `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`,
+        );
+      }
+    }
+    // Phones never receive `push` (D6): strip it; otherwise forward the bytes as they came.
+    const out =
+      push === null
+        ? data
+        : pushStart >= 0
+          ? Buffer.concat([data.subarray(0, pushStart), BRACE])
+          : stripPush(data);
+    this.ctx.rooms.broadcast(room, otherRole(role), out);
+    if (push !== null) {
+      this.ctx.push.onPushHint(room, push.payload, push.tag ?? null, (code, message) =>
+        this.error(code, message),
+      );
+    }
+  }
+
+  private onSlowFrame(data: Buffer): void {
+    const parsed = parseClientFrame(data);
+    if (!parsed.ok)
+      return this.error(parsed.code === 'too-large' ? 'too-large' : 'bad-frame', parsed.message);
+    const f = parsed.value;
+    switch (f.kind) {
+      case 'hello':
+        return this.join(f.room, f.role, false);
+      case 'msg':
+        return this.onMsg(f.room, data, f.push ?? null, -1);
+      case 'push-subscribe':
+      case 'push-unsubscribe': {
+        if (this.rooms?.get(f.room) !== 'phone') {
+          return this.error('bad-frame', `${f.kind} needs a socket joined to this room as phone`);
+        }
+        const room = f.room;
+        const op =
+          f.kind === 'push-subscribe'
+            ? () => this.subscribe(room, f.subscription)
+            : async () => void this.ctx.store.remove(room, f.endpoint);
+        // In order per socket: an unsubscribe never overtakes the subscribe before it.
+        this.subscriptionOps = this.subscriptionOps.then(op).catch((e: unknown) => {
+          this.ctx.log.error(
+            { room: room.slice(0, 8), error: (e as Error).message },
+            'subscription store failed',
+          );
+        });
+        return;
+      }
+    }
+  }
+
+  private async subscribe(
+    room: string,
+    sub: Parameters<typeof checkSubscription>[0],
+  ): Promise<void> {
+    const ctx = this.ctx;
+    const checked = await checkSubscription(sub, ctx.unsafeOrigins, ctx.resolve);
+    if (!checked.ok) return this.error('bad-frame', `push-subscribe refused: ${checked.message}`);
+    const outcome = ctx.store.add(
+      room,
+      checked.sub,
+      ctx.timers.now(),
+      ctx.settings.maxSubscriptionsPerRoom,
+    );
+    if (outcome === 'limit')
+      this.error(
+        'limit',
+        `at most ${ctx.settings.maxSubscriptionsPerRoom} push subscriptions per room`,
+      );
+  }
+
+  /** Settles when every queued subscription operation of this socket is done. */
+  settled(): Promise<void> {
+    return this.subscriptionOps;
+  }
+
+  onClose(): void {
+    this.closed = true;
+    if (this.helloTimer !== null) this.ctx.timers.clearTimeout(this.helloTimer);
+    if (this.rooms === null) return;
+    for (const [room, role] of this.rooms) {
+      const remaining = this.ctx.rooms.leave(room, role, this);
+      this.ctx.presence.left(room, role, remaining);
+    }
+    this.rooms = null;
+  }
+}
+
+function stripPush(data: Buffer): Buffer {
+  const o = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+  delete o.push;
+  return Buffer.from(JSON.stringify(o));
+}

@@ -1,0 +1,266 @@
+// startRelay: the HTTP routes, the WebSocket upgrade with its caps, the ping loop, and shutdown.
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from './ws.ts';
+import { DEFAULT_SETTINGS, type RelaySettings } from './config.ts';
+import { Connection } from './connection.ts';
+import type { Context } from './context.ts';
+import { ipKey } from './ip.ts';
+import { makeLocalPresence, type Presence } from './presence.ts';
+import { makePushService } from './push.ts';
+import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
+import { systemResolve, type Resolve } from './push-endpoint.ts';
+import { makeHttpPushSender, type PushSender } from './push-sender.ts';
+import { makeLocalRooms, type Rooms } from './rooms.ts';
+import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
+import { realTimers, type Timers } from './timers.ts';
+import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
+
+export const MAX_TRANSPORT_BYTES = 65_536; // D1: ws closes larger messages with 1009
+const CLOSE_GOING_AWAY = 1001;
+const DAY_MS = 86_400_000;
+
+export type RelayOptions = Partial<RelaySettings> & {
+  timers?: Timers;
+  pushSender?: PushSender;
+  /** Host name → addresses, for the D4 check at push-subscribe. */
+  resolve?: Resolve;
+  /** Where log lines go (default stdout); tests capture them here. */
+  logDestination?: DestinationStream;
+  /** Replaceable parts (issue 10); in-process implementations by default. */
+  rooms?: Rooms;
+  presence?: Presence;
+  pushDecision?: PushDecision;
+  store?: SubscriptionStore;
+};
+
+export type RunningRelay = {
+  url: string;
+  port: number;
+  host: string;
+  vapidPublicKey: string;
+  log: Logger;
+  /** Open WebSocket connections. */
+  connections(): number;
+  /** Resolves when every push and subscription operation started so far has settled. */
+  idle(): Promise<void>;
+  /** Stops accepting, closes sockets with 1001, closes the database. Safe to call twice. */
+  close(): Promise<void>;
+};
+
+function plainResponse(socket: Socket, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export async function startRelay(options: RelayOptions = {}): Promise<RunningRelay> {
+  const settings: RelaySettings = { ...DEFAULT_SETTINGS };
+  for (const [k, v] of Object.entries(options))
+    if (k in DEFAULT_SETTINGS && v !== undefined) (settings as Record<string, unknown>)[k] = v;
+  const timers = options.timers ?? realTimers;
+  const log = pino(
+    { level: settings.logLevel, base: undefined },
+    options.logDestination ?? pino.destination(1),
+  );
+  const unsafeOrigins = new Set(settings.unsafeAllowPushOrigins.map((o) => new URL(o).origin));
+
+  ensureDataDir(settings.dataDir);
+  const vapid = loadOrCreateVapidKeys(settings.dataDir);
+  const store = options.store ?? openSqliteSubscriptions(settings.dataDir);
+  const rooms = options.rooms ?? makeLocalRooms();
+  const presence = options.presence ?? makeLocalPresence(rooms);
+  const decision =
+    options.pushDecision ?? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs);
+  const sender =
+    options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins });
+  const push = makePushService({
+    store,
+    decision,
+    sender,
+    vapid,
+    subject: settings.vapidSubject,
+    ttlSec: settings.pushTtlSec,
+    rateLimits: settings.rateLimits,
+    pushRatePerMin: settings.pushRatePerMin,
+    pushBurst: settings.pushBurst,
+    now: timers.now,
+    log,
+  });
+
+  let uncorkQueue: Connection[] = [];
+  const flushUncork = () => {
+    const q = uncorkQueue;
+    uncorkQueue = [];
+    for (const c of q) {
+      c.corked = false;
+      c.socket.uncork();
+    }
+  };
+  const ctx: Context = {
+    settings,
+    timers,
+    log,
+    rooms,
+    presence,
+    push,
+    store,
+    unsafeOrigins,
+    resolve: options.resolve ?? systemResolve,
+    scheduleUncork(conn) {
+      if (uncorkQueue.push(conn) === 1) process.nextTick(flushUncork);
+    },
+  };
+
+  const conns = new Set<Connection>();
+  const perIp = new Map<string, number>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_TRANSPORT_BYTES,
+    perMessageDeflate: false,
+    // UTF-8 is checked per frame in Connection, so invalid UTF-8 gets the rules' reply instead
+    // of a protocol close.
+    skipUTF8Validation: true,
+    clientTracking: false,
+  });
+
+  const server = http.createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, settings.headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (req.method === 'GET' && path === '/healthz') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      } else if (req.method === 'GET' && path === '/vapid') {
+        res
+          .writeHead(200, {
+            'content-type': 'application/json',
+            'access-control-allow-origin': '*',
+          })
+          .end(JSON.stringify({ publicKey: vapid.publicKey }));
+      } else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    },
+  );
+
+  let closing = false;
+  server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (closing) return plainResponse(socket, 503, 'Service Unavailable');
+    if ((req.url ?? '').split('?')[0] !== '/') return plainResponse(socket, 404, 'Not Found');
+    if (conns.size >= settings.maxConnections) {
+      log.warn({ max: settings.maxConnections }, 'connection cap reached; upgrade refused');
+      return plainResponse(socket, 503, 'Service Unavailable');
+    }
+    const forwarded = settings.trustProxy
+      ? String(req.headers['x-forwarded-for'] ?? '')
+          .split(',')
+          .pop()
+          ?.trim()
+      : undefined;
+    const key = ipKey(forwarded || socket.remoteAddress);
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      socket.setNoDelay(true);
+      const conn = new Connection(ctx, ws, socket, key);
+      conns.add(conn);
+      const n = (perIp.get(key) ?? 0) + 1;
+      perIp.set(key, n);
+      ws.on('message', (data: Buffer, isBinary: boolean) => conn.onMessage(data, isBinary));
+      ws.on('pong', () => conn.onPong());
+      ws.on('error', (e: Error) => log.debug({ error: e.message }, 'socket error'));
+      ws.on('close', () => {
+        conns.delete(conn);
+        const left = (perIp.get(key) ?? 1) - 1;
+        if (left === 0) perIp.delete(key);
+        else perIp.set(key, left);
+        conn.onClose();
+      });
+      if (n > settings.maxConnectionsPerIp) {
+        conn.error('limit', `at most ${settings.maxConnectionsPerIp} connections per IP`);
+        conn.closed = true;
+        ws.close(1008, 'limit');
+      }
+    });
+  });
+
+  // One interval for every socket: a per-socket timer would cost memory on idle sockets.
+  const pingTimer = timers.setInterval(() => {
+    for (const c of conns) {
+      if (!c.alive) {
+        c.closed = true;
+        c.ws.terminate();
+        continue;
+      }
+      c.alive = false;
+      c.ws.ping();
+    }
+    push.prune();
+  }, settings.pingIntervalMs);
+  const expire = () => {
+    const n = store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
+    if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
+  };
+  expire();
+  const expireTimer = timers.setInterval(expire, DAY_MS);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  if (unsafeOrigins.size > 0) {
+    log.warn(
+      { origins: [...unsafeOrigins] },
+      'UNSAFE: push endpoints on these origins bypass the SSRF checks (tests only)',
+    );
+  }
+  if (settings.vapidSubject === undefined)
+    log.warn('no --vapid-subject: Web Push is disabled (push-disabled)');
+  log.info({ host: settings.host, port }, 'relay listening');
+
+  let closed: Promise<void> | null = null;
+  const idle = async () => {
+    await Promise.all([...conns].map((c) => c.settled()));
+    await push.idle();
+  };
+  return {
+    url: `ws://${hostForUrl}:${port}`,
+    port,
+    host: settings.host,
+    vapidPublicKey: vapid.publicKey,
+    log,
+    connections: () => conns.size,
+    idle,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        timers.clearInterval(pingTimer);
+        timers.clearInterval(expireTimer);
+        const serverClosed = new Promise<void>((r) => server.close(() => r()));
+        const socketsClosed = [...conns].map(
+          (c) =>
+            new Promise<void>((r) => {
+              c.ws.once('close', () => r());
+              c.closed = true;
+              c.ws.close(CLOSE_GOING_AWAY, 'relay shutting down');
+            }),
+        );
+        // A peer that never answers the close handshake must not hold shutdown hostage.
+        const grace = setTimeout(() => {
+          for (const c of conns) c.ws.terminate();
+        }, 2_000);
+        await Promise.all(socketsClosed);
+        clearTimeout(grace);
+        server.closeAllConnections();
+        await serverClosed;
+        await idle().catch(() => undefined);
+        store.close();
+        log.info('relay closed');
+        log.flush?.();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Starts a relay on 127.0.0.1:0 in a fresh temporary data dir, with a manual clock and a log
+// capture, and tears both down.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startRelay, type RelayOptions, type RunningRelay } from '../server.ts';
+import { makeLogCapture, type LogCapture } from './log-capture.ts';
+import { makeManualTimers, type ManualTimers } from './manual-timers.ts';
+import { connectClient, type TestClient } from './ws-client.ts';
+
+export type Fixture = {
+  relay: RunningRelay;
+  timers: ManualTimers;
+  logs: LogCapture;
+  dataDir: string;
+  client(): Promise<TestClient>;
+  /** Closes clients, the relay and removes the data dir. */
+  stop(): Promise<void>;
+};
+
+export async function startFixture(options: RelayOptions = {}): Promise<Fixture> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-test-'));
+  const timers = makeManualTimers();
+  const logs = makeLogCapture();
+  const relay = await startRelay({
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'debug',
+    timers,
+    logDestination: logs,
+    ...options,
+    dataDir,
+  });
+  const clients: TestClient[] = [];
+  return {
+    relay,
+    timers,
+    logs,
+    dataDir,
+    async client() {
+      const c = await connectClient(relay.url);
+      clients.push(c);
+      return c;
+    },
+    async stop() {
+      await Promise.all(clients.map((c) => c.close()));
+      await relay.close();
+      if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let n = 0;
+/** A fresh valid room id (22 chars like a derived one). */
+export const newRoom = (): string =>
+  `room${String(++n).padStart(4, '0')}${Math.random().toString(36).slice(2, 12).padEnd(10, 'x')}xxxx`.slice(
+    0,
+    22,
+  );
