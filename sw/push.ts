@@ -27,7 +27,12 @@ export async function handlePush(body: string | null): Promise<void> {
   }
   const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const w of windows) {
-    w.postMessage({ type: PUSH_RECEIVED, roomId: roomId ?? null, ok: opened.ok, at: now });
+    w.postMessage({
+      type: PUSH_RECEIVED,
+      roomId: roomId ?? null,
+      kind: opened.ok ? opened.push.kind : 'unreadable',
+      at: now,
+    });
   }
   const facts = windows.map((w) => ({
     url: w.url,
