@@ -3,6 +3,7 @@ import { notificationFor } from './logic/notification.ts';
 import { openPush } from './logic/open-push.ts';
 import { PUSH_RECEIVED } from './logic/sw-messages.ts';
 import { alreadyOnScreen } from './logic/visible.ts';
+import { windowFacts } from './windows.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -25,7 +26,7 @@ export async function handlePush(body: string | null): Promise<void> {
   if (roomId !== undefined) {
     await recordPush(roomId, { at: now, kind: opened.ok ? opened.push.kind : 'unreadable' });
   }
-  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const { clients: windows, facts } = await windowFacts();
   for (const w of windows) {
     w.postMessage({
       type: PUSH_RECEIVED,
@@ -34,11 +35,6 @@ export async function handlePush(body: string | null): Promise<void> {
       at: now,
     });
   }
-  const facts = windows.map((w) => ({
-    url: w.url,
-    visibilityState: w.visibilityState,
-    focused: w.focused,
-  }));
   if (alreadyOnScreen(opened, facts)) return;
   const spec = notificationFor(opened, settings, maxActions());
   // `actions` and `renotify` are missing from TypeScript's NotificationOptions.

@@ -10,6 +10,13 @@ export const APPROVAL_ANSWERED = 'dsh:approval-answered';
 /** worker → a page that cannot be navigated by the worker (not yet controlled): go here. */
 export const NAVIGATE = 'dsh:navigate';
 /**
+ * worker → page, with a reply port: "which URL do you show?" A window client's `url` is where
+ * the document was loaded and misses the app's later hash routes, so the page answers itself.
+ */
+export const WHERE_ARE_YOU = 'dsh:where-are-you';
+/** How long the worker waits for a page's answer before trusting `client.url`. */
+export const WHERE_REPLY_TIMEOUT_MS = 500;
+/**
  * page → worker: run the notification-click handler for the displayed notification with this
  * tag, as if `action` was tapped. There is no DevTools command for a notification click, so the
  * e2e suite drives the real handler this way. It grants a page nothing new: a same-origin page

@@ -4,3 +4,4 @@ export const SUBSCRIPTION_CHANGED = 'dsh:push-subscription-changed';
 export const APPROVAL_ANSWERED = 'dsh:approval-answered';
 export const NAVIGATE = 'dsh:navigate';
 export const RUN_NOTIFICATION_ACTION = 'dsh:run-notification-action';
+export const WHERE_ARE_YOU = 'dsh:where-are-you';
