@@ -31,7 +31,7 @@ export const isErrorState = (attempt: number, profile: BackoffProfile): boolean 
 
 /**
  * Milliseconds to wait before the next try after `attempt` consecutive failures (≤ 0 = none
- * yet: 0 ms). Full jitter: uniform in [0, min(maxMs, baseMs · 2^(attempt−1))).
+ * yet: 0 ms). Full jitter: uniform in [0, min(maxMs, baseMs · 2^(attempt−1))].
  * `random` returns [0, 1) like Math.random.
  */
 export function backoffDelayMs(
@@ -42,6 +42,8 @@ export function backoffDelayMs(
   if (!(attempt >= 1)) return 0;
   if (isErrorState(attempt, profile)) return profile.errorStateRetryMs;
   const ceiling = Math.min(profile.maxMs, profile.baseMs * 2 ** Math.min(attempt - 1, 52));
-  const r = Math.min(Math.max(random(), 0), 1);
+  // A broken random source must not produce NaN or negative sleeps.
+  const x = random();
+  const r = Number.isFinite(x) ? Math.min(Math.max(x, 0), 1) : 0;
   return Math.floor(r * ceiling);
 }

@@ -83,13 +83,21 @@ export function list<T>(
   const v = o[key];
   if (!Array.isArray(v)) throw new Invalid(`${key} must be an array`);
   if (v.length > max) throw new Invalid(`${key} has more than ${max} entries`);
-  return v.map(item);
+  return v.map((x, i) => {
+    try {
+      return item(x, i);
+    } catch (e) {
+      // Say where in the list the bad entry is; the field name inside follows.
+      if (e instanceof Invalid) throw new Invalid(`${key}[${i}]: ${e.message}`, e.reason);
+      throw e;
+    }
+  });
 }
 
 export function strings(o: Fields, key: string, max: number, maxChars = Infinity): string[] {
-  return list(o, key, max, (v, i) => {
+  return list(o, key, max, (v) => {
     if (typeof v !== 'string' || v.length > maxChars) {
-      throw new Invalid(`${key}[${i}] must be a string of at most ${maxChars}`);
+      throw new Invalid(`must be a string of at most ${maxChars}`);
     }
     return v;
   });

@@ -35,3 +35,13 @@ describe('clampText (spec: "by chars first, then by UTF-8 bytes")', () => {
     expect(clampBytes('ééé', 5)).toEqual({ text: 'éé', truncated: true });
   });
 });
+
+describe('clampText limits given badly (programming errors) still never overshoot', () => {
+  it.each([
+    [{ bytes: Number.NaN }, ''],
+    [{ bytes: -5 }, ''],
+    [{ chars: 2.9 }, 'ab'],
+  ])('%j', (opts, expected) => {
+    expect(clampText('abc', opts).text).toBe(expected);
+  });
+});

@@ -44,14 +44,18 @@ function prefix(text: string, chars: number, bytes: number): string {
 // A lone surrogate cannot be encoded; TextEncoder would send U+FFFD, so the text says so too.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** Absent = no limit; a negative, fractional or NaN limit is read conservatively (floor, ≥ 0). */
+const limit = (n: number | undefined): number =>
+  n === undefined ? Infinity : n >= 0 ? Math.floor(n) : 0;
+
 /**
  * The result never exceeds `chars` code points nor `bytes` UTF-8 bytes, and clamping it again
  * changes nothing. A suffix that does not fit the limits on its own is left off.
  */
 export function clampText(input: string, options: ClampOptions): Clamped {
   const text = input.replace(LONE_SURROGATE, '\uFFFD');
-  const chars = options.chars ?? Infinity;
-  const bytes = options.bytes ?? Infinity;
+  const chars = limit(options.chars);
+  const bytes = limit(options.bytes);
   if (fits(text, chars, bytes)) return { text, truncated: false };
   let suffix = options.suffix ?? '';
   const suffixChars = [...suffix].length;

@@ -1,15 +1,12 @@
 // The relay envelope of dsh-dispatch wire v1 (spec "Transport envelope", D1–D4): what a client
 // sends to the relay and what the relay sends back. The relay sees only these fields; payloads
 // are sealed elsewhere (seal.ts) and travel here as opaque strings.
+import { utf8Decode } from './bytes.ts';
+import { ROLES, type RelayErrorCode, type Role } from './closed-sets.ts';
+import { MAX_ENVELOPE_BYTES, MAX_PUSH_PAYLOAD_BYTES, ROOM_ID_PATTERN } from './limits.ts';
 import { err, ok, type Result } from './result.ts';
 
-// Local copies until limits.ts / closed-sets.ts land on the protocol branch; they are not
-// exported so the shared names (MAX_ENVELOPE_BYTES, ROOM_ID_PATTERN, ROLES, …) stay unique.
-const ENVELOPE_MAX_BYTES = 16_384; // = MAX_ENVELOPE_BYTES (D1: KiB on the reassembled message)
-const PUSH_PAYLOAD_MAX_BYTES = 3_072; // = MAX_PUSH_PAYLOAD_BYTES
-const ROOM_ID_RE = /^[A-Za-z0-9_-]{8,128}$/; // = ROOM_ID_PATTERN
-const ROLE_NAMES = { machine: 'machine', phone: 'phone' } as const; // = ROLES
-type FrameRole = (typeof ROLE_NAMES)[keyof typeof ROLE_NAMES];
+type FrameRole = Role;
 
 /** Why a frame was refused; stable codes, tests assert them. */
 export const FRAME_ERRORS = {
@@ -41,7 +38,11 @@ export type PushUnsubscribeFrame = { kind: 'push-unsubscribe'; room: string; end
 export type HelloOkFrame = { kind: 'hello-ok'; peers: { machine: number; phone: number } };
 export type PresenceFrame = { kind: 'presence'; room: string; role: FrameRole; online: boolean };
 /** `code` is one of RELAY_ERROR_CODES; a newer relay may send others (old clients show `message`). */
-export type RelayErrorFrame = { kind: 'error'; code: string; message?: string };
+export type RelayErrorFrame = {
+  kind: 'error';
+  code: RelayErrorCode | (string & {});
+  message?: string;
+};
 
 export type ClientFrame = HelloFrame | MsgFrame | PushSubscribeFrame | PushUnsubscribeFrame;
 /** Relay → client: its own frames plus the `msg` it forwards (never with `push`). */
@@ -51,9 +52,9 @@ type FrameResult<T> = Result<T, FrameErrorCode>;
 type Obj = Record<string, unknown>;
 
 export const isValidRoomId = (s: unknown): s is string =>
-  typeof s === 'string' && ROOM_ID_RE.test(s);
+  typeof s === 'string' && ROOM_ID_PATTERN.test(s);
 
-const isRole = (s: unknown): s is FrameRole => s === ROLE_NAMES.machine || s === ROLE_NAMES.phone;
+const isRole = (s: unknown): s is FrameRole => s === ROLES.machine || s === ROLES.phone;
 
 /** UTF-8 length of a string without allocating; stops counting once past `limit`. */
 function utf8LengthUpTo(s: string, limit: number): number {
@@ -72,22 +73,18 @@ function utf8LengthUpTo(s: string, limit: number): number {
   return bytes;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Size first (D1: before any JSON parsing), then UTF-8, then JSON, then "is an object". */
 function decodeObject(raw: string | Uint8Array): FrameResult<Obj> {
   let text: string;
   if (typeof raw === 'string') {
-    const size = utf8LengthUpTo(raw, ENVELOPE_MAX_BYTES);
-    if (size > ENVELOPE_MAX_BYTES) return tooLarge(size);
+    const size = utf8LengthUpTo(raw, MAX_ENVELOPE_BYTES);
+    if (size > MAX_ENVELOPE_BYTES) return tooLarge(size);
     text = raw;
   } else {
-    if (raw.length > ENVELOPE_MAX_BYTES) return tooLarge(raw.length);
-    try {
-      text = utf8.decode(raw);
-    } catch {
-      return err(FRAME_ERRORS.notJson, 'frame is not valid UTF-8');
-    }
+    if (raw.length > MAX_ENVELOPE_BYTES) return tooLarge(raw.length);
+    const decoded = utf8Decode(raw);
+    if (!decoded.ok) return err(FRAME_ERRORS.notJson, 'frame is not valid UTF-8');
+    text = decoded.value;
   }
   let value: unknown;
   try {
@@ -102,7 +99,7 @@ function decodeObject(raw: string | Uint8Array): FrameResult<Obj> {
 }
 
 const tooLarge = (size: number): FrameResult<never> =>
-  err(FRAME_ERRORS.tooLarge, `frame is ${size} bytes, over the ${ENVELOPE_MAX_BYTES}-byte cap`);
+  err(FRAME_ERRORS.tooLarge, `frame is ${size} bytes, over the ${MAX_ENVELOPE_BYTES}-byte cap`);
 const badField = (what: string): FrameResult<never> => err(FRAME_ERRORS.badField, what);
 const badRoom = (): FrameResult<never> =>
   err(FRAME_ERRORS.badRoom, 'room must match ^[A-Za-z0-9_-]{8,128}$');
@@ -113,11 +110,11 @@ function parsePushHint(v: unknown): FrameResult<PushHint | null | undefined> {
   if (v === undefined || v === null) return ok(v);
   if (!isObj(v)) return badField('push must be an object or null');
   if (!str(v.payload)) return badField('push.payload must be a string');
-  const size = utf8LengthUpTo(v.payload, PUSH_PAYLOAD_MAX_BYTES);
-  if (size > PUSH_PAYLOAD_MAX_BYTES) {
+  const size = utf8LengthUpTo(v.payload, MAX_PUSH_PAYLOAD_BYTES);
+  if (size > MAX_PUSH_PAYLOAD_BYTES) {
     return err(
       FRAME_ERRORS.tooLarge,
-      `push.payload is over the ${PUSH_PAYLOAD_MAX_BYTES}-byte cap`,
+      `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`,
     );
   }
   if (v.tag !== undefined && !str(v.tag)) return badField('push.tag must be a string');

@@ -12,13 +12,11 @@ describe('idempotency cache (spec: LRU 256 of requestIds; D11 window)', () => {
   });
 
   it('keeps the results of the last 256 only', () => {
-    let t = 0;
-    const cache = makeIdempotencyCache<number>({ now: () => t });
+    const cache = makeIdempotencyCache<number>();
     for (let i = 0; i < 300; i++) cache.remember(`r${i}`, i);
     expect(cache.size).toBe(256);
     expect(cache.get('r0')).toBeUndefined();
     expect(cache.get('r299')).toBe(299);
-    t += 1;
   });
 
   it('D11: an evicted id seen within the window is still recognised', () => {
@@ -37,5 +35,44 @@ describe('idempotency cache (spec: LRU 256 of requestIds; D11 window)', () => {
     expect(isStaleRequest(0, REQUEST_WINDOW_MS)).toBe(false);
     expect(isStaleRequest(0, REQUEST_WINDOW_MS + 1)).toBe(true);
     expect(isStaleRequest(REQUEST_WINDOW_MS + 1, 0)).toBe(true);
+  });
+});
+
+describe('idempotency cache details', () => {
+  it('LRU: reading a result keeps it; the least recently used one is evicted', () => {
+    const cache = makeIdempotencyCache<number>({ maxEntries: 3 });
+    cache.remember('a', 1);
+    cache.remember('b', 2);
+    cache.remember('c', 3);
+    expect(cache.get('a')).toBe(1);
+    cache.remember('d', 4);
+    expect(cache.get('b')).toBeUndefined();
+    expect([cache.get('a'), cache.get('c'), cache.get('d')]).toEqual([1, 3, 4]);
+  });
+
+  it('D11: ids seen within the window are remembered past 256, and forgotten after it', () => {
+    let t = 0;
+    const cache = makeIdempotencyCache<number>({ now: () => t });
+    for (let i = 0; i < 5000; i++) cache.remember(`r${i}`, i);
+    expect(cache.size).toBe(256);
+    expect(cache.seenCount).toBe(5000);
+    expect(cache.has('r0')).toBe(true);
+    t = 2 * REQUEST_WINDOW_MS + 1;
+    // Ids older than the window are dropped (memory stays bounded by traffic in the window);
+    // the last 256 results stay replayable.
+    expect(cache.has('r0')).toBe(false);
+    expect(cache.seenCount).toBe(256);
+    expect(cache.get('r4999')).toBe(4999);
+  });
+
+  it('an id remembered again keeps its first-seen time (a replay cannot extend its own window)', () => {
+    let t = 0;
+    const cache = makeIdempotencyCache<number>({ maxEntries: 1, now: () => t });
+    cache.remember('a', 1);
+    t = 2 * REQUEST_WINDOW_MS - 10;
+    cache.remember('a', 1);
+    cache.remember('b', 2); // evicts a's result
+    t = 2 * REQUEST_WINDOW_MS + 1;
+    expect(cache.has('a')).toBe(false);
   });
 });

@@ -13,3 +13,4 @@ export * from './messages.ts';
 export * from './push.ts';
 export * from './idempotency.ts';
 export * from './backoff.ts';
+export * from './text-limits.ts';

@@ -93,7 +93,7 @@ function capabilities(v: unknown): Capabilities {
   };
 }
 
-function step(v: unknown, i: number): SessionStep {
+function step(v: unknown): SessionStep {
   if (typeof v === 'string') {
     // Compact form "read ×5" (or "read x5"): the tool name and the collapsed repeat count.
     const m = /^(.*?)\s*[×x](\d+)$/.exec(v);
@@ -101,10 +101,10 @@ function step(v: unknown, i: number): SessionStep {
     if (v.length > 0) return { tool: v };
   }
   if (isObject(v)) return defined({ tool: str(v, 'tool', 256), count: optInt(v, 'count') });
-  throw new Invalid(`steps[${i}] must be a tool name or {tool, count}`);
+  throw new Invalid('a step must be a tool name or {tool, count}');
 }
 
-export function parseSession(v: unknown): Session {
+function parseSession(v: unknown): Session {
   const o = obj(v, 'session');
   return defined({
     sessionId: id(o, 'sessionId'),
@@ -121,10 +121,10 @@ export function parseSession(v: unknown): Session {
   });
 }
 
-function questionItem(v: unknown, i: number): QuestionItem {
-  const o = obj(v, `items[${i}]`);
-  const options = list(o, 'options', MAX_QUESTION_OPTIONS, (ov, j) => {
-    const opt = obj(ov, `items[${i}].options[${j}]`);
+function questionItem(v: unknown): QuestionItem {
+  const o = obj(v, 'item');
+  const options = list(o, 'options', MAX_QUESTION_OPTIONS, (ov) => {
+    const opt = obj(ov, 'option');
     return defined({
       id: id(opt, 'id'),
       label: str(opt, 'label'),
@@ -133,7 +133,7 @@ function questionItem(v: unknown, i: number): QuestionItem {
   });
   unique(
     options.map((x) => x.id),
-    `items[${i}] option ids`,
+    'option ids',
   );
   return {
     id: id(o, 'id'),
@@ -144,8 +144,8 @@ function questionItem(v: unknown, i: number): QuestionItem {
   };
 }
 
-function transcriptEntry(v: unknown, i: number): TranscriptEntry {
-  const o = obj(v, `entries[${i}]`);
+function transcriptEntry(v: unknown): TranscriptEntry {
+  const o = obj(v, 'entry');
   return defined({
     seq: int(o, 'seq'),
     role: oneOf(o, 'role', TRANSCRIPT_ROLES),
@@ -155,8 +155,8 @@ function transcriptEntry(v: unknown, i: number): TranscriptEntry {
   });
 }
 
-function answer(v: unknown, i: number): QuestionAnswer {
-  const o = obj(v, `answers[${i}]`);
+function answer(v: unknown): QuestionAnswer {
+  const o = obj(v, 'answer');
   return defined({
     itemId: id(o, 'itemId'),
     optionIds: strings(o, 'optionIds', MAX_QUESTION_OPTIONS, 128),

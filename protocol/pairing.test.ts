@@ -138,3 +138,27 @@ describe('pairing link (D14: <app-url>/#pair=<payload>)', () => {
     expect(r.ok ? 'ok' : r.code).toBe('not-base64url');
   });
 });
+
+describe('pairing relay URL: ws:// only for loopback hosts', () => {
+  it.each([
+    'ws://127.0.0.1.evil.example',
+    'ws://localhost.evil.example',
+    'ws://0.0.0.0:8787',
+    'ws://[::ffff:127.0.0.1]',
+    'ws://[::2]',
+    'ws://169.254.1.1',
+  ])('%s is refused with bad-relay-url', (relay) => {
+    expect(failure(codeFor({ ...good, relay }))).toBe('bad-relay-url');
+  });
+
+  it.each(['ws://127.1:8787', 'ws://0x7f.0.0.1'])(
+    '%s is the loopback address after URL normalisation, so it is accepted',
+    (relay) => {
+      expect(failure(codeFor({ ...good, relay }))).toBe('ok');
+    },
+  );
+
+  it('surrounding whitespace from copy-paste is ignored', () => {
+    expect(failure(`  ${encodePairing(good)}\n`)).toBe('ok');
+  });
+});

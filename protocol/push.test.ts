@@ -65,3 +65,44 @@ describe('compact push (spec "Push variant payloads are compact", D9)', () => {
     });
   });
 });
+
+describe('parseCompactPush: one rejecting test per field', () => {
+  const good = {
+    v: 1,
+    type: 'push',
+    kind: 'question',
+    sessionId: 's-1',
+    title: 'Which?',
+    questionId: 'q-1',
+  };
+  it.each([
+    ['kind', { kind: undefined }],
+    ['kind', { kind: 'reminder' }],
+    ['sessionId', { sessionId: undefined }],
+    ['sessionId', { sessionId: '' }],
+    ['title', { title: undefined }],
+    ['title', { title: 7 }],
+    ['approvalId', { approvalId: 5 }],
+    ['questionId', { questionId: 'q'.repeat(129) }],
+  ])('a bad %s is invalid', (field, patch) => {
+    const r = parseCompactPush({ ...good, ...patch });
+    expect(r).toMatchObject({ ok: false, ignored: false, code: 'invalid' });
+    if (!r.ok) expect(r.message).toContain(field);
+  });
+  it('not an object is invalid', () => {
+    expect(parseCompactPush('push')).toMatchObject({ ok: false, ignored: false, code: 'invalid' });
+  });
+  it('unknown fields (a future ts, a badge) are tolerated and dropped', () => {
+    expect(parseCompactPush({ ...good, ts: 1, badge: 3 })).toEqual({ ok: true, value: good });
+  });
+  it('every push kind of the spec (with v1.2 question) is accepted', () => {
+    for (const kind of ['approval', 'question', 'done', 'error']) {
+      expect(parseCompactPush({ ...good, kind }).ok).toBe(true);
+    }
+  });
+  it('compactPush throws only when the ids alone cannot fit (a caller bug)', () => {
+    expect(() => compactPush({ kind: 'done', sessionId: 's'.repeat(3000), title: 't' })).toThrow(
+      RangeError,
+    );
+  });
+});

@@ -50,3 +50,12 @@ describe('seal/open (spec "Crypto": secretbox, base64(nonce ‖ box))', () => {
     );
   });
 });
+
+describe('seal constants', () => {
+  it('NONCE_BYTES and BOX_OVERHEAD_BYTES are what tweetnacl uses', async () => {
+    const nacl = (await import('tweetnacl')).default;
+    const { NONCE_BYTES, BOX_OVERHEAD_BYTES } = await import('./seal.ts');
+    expect(NONCE_BYTES).toBe(nacl.secretbox.nonceLength);
+    expect(BOX_OVERHEAD_BYTES).toBe(nacl.secretbox.overheadLength);
+  });
+});

@@ -4,9 +4,11 @@ import nacl from 'tweetnacl';
 import { fromBase64, toBase64, utf8Decode, utf8Encode } from './bytes.ts';
 import { err, ok, type Result } from './result.ts';
 
-export const NONCE_BYTES = nacl.secretbox.nonceLength;
+// Literals, not nacl.secretbox.nonceLength: reading a property at load would be a side effect
+// that keeps this module in every bundle (protocol/tree-shaking.test.ts).
+export const NONCE_BYTES = 24;
 /** Poly1305 tag added by secretbox. */
-export const BOX_OVERHEAD_BYTES = nacl.secretbox.overheadLength;
+export const BOX_OVERHEAD_BYTES = 16;
 
 export const OPEN_ERRORS = {
   'bad-base64': 'bad-base64',

@@ -1,5 +1,7 @@
 // Every relay setting in one table: flag, environment variable, default, help. The CLI, the
 // docs (docs/relay.md) and startRelay's defaults all come from here, so they cannot drift.
+import { PING_INTERVAL_MS } from '../protocol/index.ts';
+
 export type RelaySettings = {
   host: string;
   port: number;
@@ -42,7 +44,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   rateLimits: true,
   trustProxy: false,
   helloDeadlineMs: 5_000,
-  pingIntervalMs: 25_000,
+  pingIntervalMs: PING_INTERVAL_MS,
   maxRoomsPerSocket: 32,
   maxPhonesPerRoom: 8,
   maxMachinesPerRoom: 2,

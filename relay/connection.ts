@@ -4,29 +4,27 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { WebSocket } from './ws.ts';
-import { encodeFrame, parseClientFrame, type PushHint } from '../protocol/index.ts';
+import {
+  encodeFrame,
+  MAX_ENVELOPE_BYTES,
+  MAX_PUSH_PAYLOAD_BYTES,
+  parseClientFrame,
+  type PushHint,
+  type RelayErrorCode,
+  type Role,
+} from '../protocol/index.ts';
 import type { Context } from './context.ts';
 import { take } from './rate-limit.ts';
-import { otherRole, type Peer, type Role } from './rooms.ts';
+import { otherRole, type Peer } from './rooms.ts';
 import { scanMsg } from './scan.ts';
 import { checkSubscription } from './push-endpoint.ts';
 import type { TimerHandle } from './timers.ts';
 
-// Local until protocol/limits.ts lands (MAX_ENVELOPE_BYTES, MAX_PUSH_PAYLOAD_BYTES).
-export const MAX_DATA_FRAME_BYTES = 16_384;
-export const MAX_PUSH_PAYLOAD_BYTES = 3_072;
 const CLOSE_POLICY = 1008;
 const SEND_TEXT = { binary: false, compress: false, fin: true } as const;
 const BRACE = Buffer.from('}');
 
-type ErrorCode =
-  | 'bad-hello'
-  | 'bad-frame'
-  | 'too-large'
-  | 'limit'
-  | 'push-disabled'
-  | 'push-no-subscribers'
-  | 'push-failed';
+type ErrorCode = RelayErrorCode;
 
 export class Connection implements Peer {
   lastSeenMs: number;
@@ -74,6 +72,8 @@ export class Connection implements Peer {
   }
 
   error(code: ErrorCode, message: string): void {
+    // The code only: messages may quote client input.
+    this.ctx.log.debug({ code }, 'refused frame');
     this.send(encodeFrame({ kind: 'error', code, message }));
   }
 
@@ -98,10 +98,10 @@ export class Connection implements Peer {
       return this.error('limit', `rate limit: ${s.msgRatePerSec} frames/s, burst ${s.msgBurst}`);
     }
     if (isBinary) return this.error('bad-frame', 'binary frames are not allowed');
-    if (data.length > MAX_DATA_FRAME_BYTES) {
+    if (data.length > MAX_ENVELOPE_BYTES) {
       return this.error(
         'too-large',
-        `frame is ${data.length} bytes, over the ${MAX_DATA_FRAME_BYTES}-byte cap`,
+        `frame is ${data.length} bytes, over the ${MAX_ENVELOPE_BYTES}-byte cap`,
       );
     }
     if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
@@ -129,8 +129,8 @@ export class Connection implements Peer {
 
   private onFirstFrame(data: Buffer, isBinary: boolean): void {
     if (isBinary) return this.refuseHello('the first frame must be a hello text frame, not binary');
-    if (data.length > MAX_DATA_FRAME_BYTES)
-      return this.refuseHello(`frame is over the ${MAX_DATA_FRAME_BYTES}-byte cap`);
+    if (data.length > MAX_ENVELOPE_BYTES)
+      return this.refuseHello(`frame is over the ${MAX_ENVELOPE_BYTES}-byte cap`);
     const parsed = parseClientFrame(data);
     if (!parsed.ok) return this.refuseHello(parsed.message);
     if (parsed.value.kind !== 'hello')

@@ -4,7 +4,7 @@
 // --unsafe-allow-push-origin skip the endpoint checks (never the key checks).
 import dns from 'node:dns';
 import net from 'node:net';
-import type { PushSubscriptionJson } from '../protocol/index.ts';
+import { fromBase64Url, type PushSubscriptionJson } from '../protocol/index.ts';
 import type { StoredSubscription } from './subscriptions.ts';
 
 export const MAX_ENDPOINT_BYTES = 1_024;
@@ -31,7 +31,6 @@ for (const [addr, bits] of [
   ['fe80::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
-  ['::ffff:0:0', 96],
   ['2001:db8::', 32],
 ] as const)
   blocked.addSubnet(addr, bits, 'ipv6');
@@ -40,6 +39,8 @@ for (const [addr, bits] of [
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 0) return false;
+  // IPv4-mapped IPv6 is refused outright: a BlockList /96 for it would also match every IPv4.
+  if (family === 6 && /^::ffff:/i.test(address)) return false;
   return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
@@ -47,9 +48,8 @@ export type Resolve = (host: string) => Promise<string[]>;
 export const systemResolve: Resolve = async (host) =>
   (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-const B64URL = /^[A-Za-z0-9_-]+={0,2}$/;
-const decodedLength = (s: string): number =>
-  B64URL.test(s) ? Buffer.from(s, 'base64url').length : -1;
+// Browsers send unpadded base64url; tolerate padding, refuse anything else (strict decoder).
+const decodedLength = (s: string): number => fromBase64Url(s.replace(/={1,2}$/, ''))?.length ?? -1;
 
 export type EndpointCheck = { ok: true; sub: StoredSubscription } | { ok: false; message: string };
 

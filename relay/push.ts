@@ -2,6 +2,7 @@
 // socket, send the sealed payload — exactly as sealed, nothing added (D6) — to every stored
 // subscription of the room, and tell the machine what went wrong with the spec's error codes.
 import webpush from 'web-push';
+import { PUSH_TAG_PATTERN, type RelayErrorCode } from '../protocol/index.ts';
 import type { Logger } from 'pino';
 import type { PushDecision } from './push-decision.ts';
 import type { PushSender } from './push-sender.ts';
@@ -9,10 +10,8 @@ import type { SubscriptionStore } from './subscriptions.ts';
 import type { VapidKeys } from './vapid.ts';
 import { makeBucket, take, type Bucket } from './rate-limit.ts';
 
-const TOPIC_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
-
 export type PushReply = (
-  code: 'push-disabled' | 'push-no-subscribers' | 'push-failed' | 'limit',
+  code: Extract<RelayErrorCode, 'push-disabled' | 'push-no-subscribers' | 'push-failed' | 'limit'>,
   message: string,
 ) => void;
 
@@ -59,7 +58,7 @@ export function makePushService(o: PushServiceOptions): PushService {
     const options = {
       TTL: o.ttlSec,
       urgency: 'high' as const,
-      ...(tag !== null && TOPIC_PATTERN.test(tag) ? { topic: tag } : {}),
+      ...(tag !== null && PUSH_TAG_PATTERN.test(tag) ? { topic: tag } : {}),
       vapidDetails: {
         subject: o.subject as string,
         publicKey: o.vapid.publicKey,

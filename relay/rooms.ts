@@ -1,7 +1,9 @@
 // Room membership and fan-out. An interface so a multi-replica relay (issue 10) can put a
 // shared implementation behind the same calls; this is the in-process one. Rooms live in a Map,
 // so any valid room id, `__proto__` included, is just a key (D3).
-export type Role = 'machine' | 'phone';
+import type { Role } from '../protocol/index.ts';
+
+export type { Role };
 export const otherRole = (r: Role): Role => (r === 'machine' ? 'phone' : 'machine');
 
 /** One socket as the room layer sees it. */

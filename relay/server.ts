@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from './ws.ts';
+import { MAX_TRANSPORT_BYTES } from '../protocol/index.ts';
 import { DEFAULT_SETTINGS, type RelaySettings } from './config.ts';
 import { Connection } from './connection.ts';
 import type { Context } from './context.ts';
@@ -17,7 +18,6 @@ import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions
 import { realTimers, type Timers } from './timers.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
 
-export const MAX_TRANSPORT_BYTES = 65_536; // D1: ws closes larger messages with 1009
 const CLOSE_GOING_AWAY = 1001;
 const DAY_MS = 86_400_000;
 
@@ -115,7 +115,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const perIp = new Map<string, number>();
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: MAX_TRANSPORT_BYTES,
+    maxPayload: MAX_TRANSPORT_BYTES, // D1: ws closes larger messages with 1009
     perMessageDeflate: false,
     // UTF-8 is checked per frame in Connection, so invalid UTF-8 gets the rules' reply instead
     // of a protocol close.

@@ -13,7 +13,7 @@ export type Fixture = {
   timers: ManualTimers;
   logs: LogCapture;
   dataDir: string;
-  client(): Promise<TestClient>;
+  client(opts?: Parameters<typeof connectClient>[1]): Promise<TestClient>;
   /** Closes clients, the relay and removes the data dir. */
   stop(): Promise<void>;
 };
@@ -37,8 +37,8 @@ export async function startFixture(options: RelayOptions = {}): Promise<Fixture>
     timers,
     logs,
     dataDir,
-    async client() {
-      const c = await connectClient(relay.url);
+    async client(opts) {
+      const c = await connectClient(relay.url, opts);
       clients.push(c);
       return c;
     },

@@ -21,8 +21,15 @@ export type TestClient = {
   close(): Promise<void>;
 };
 
-export async function connectClient(url: string): Promise<TestClient> {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
+export async function connectClient(
+  url: string,
+  opts: { autoPong?: boolean; headers?: Record<string, string> } = {},
+): Promise<TestClient> {
+  const ws = new WebSocket(url, {
+    perMessageDeflate: false,
+    autoPong: opts.autoPong ?? true,
+    headers: opts.headers ?? {},
+  });
   const queue: Received[] = [];
   let waiter: ((r: Received | null) => void) | null = null;
   let isClosed = false;

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_APP_URL, HELP_TEXT, parseCli } from './cli.ts';
+
+describe('CLI', () => {
+  it('parses every option; --root repeats', () => {
+    const r = parseCli([
+      '--relay',
+      'ws://127.0.0.1:8787',
+      '--name',
+      'laptop',
+      '--root',
+      '/a',
+      '--root',
+      '~/b',
+      '--state-dir',
+      '/s',
+      '--app-url',
+      'http://x:1/',
+      '--allow-full-access',
+      '--re-pair',
+    ]);
+    expect(r).toEqual({
+      ok: true,
+      help: false,
+      options: {
+        relay: 'ws://127.0.0.1:8787',
+        name: 'laptop',
+        roots: ['/a', '~/b'],
+        stateDir: '/s',
+        appUrl: 'http://x:1',
+        allowFullAccess: true,
+        rePair: true,
+      },
+    });
+  });
+
+  it('defaults: no roots (dispatch off), full access refused, app url 127.0.0.1:4173', () => {
+    const r = parseCli(['--relay', 'wss://relay.example']);
+    expect(r).toMatchObject({
+      ok: true,
+      options: { roots: [], allowFullAccess: false, rePair: false, appUrl: DEFAULT_APP_URL },
+    });
+    expect(DEFAULT_APP_URL).toBe('http://127.0.0.1:4173');
+  });
+
+  it('--help lists all options', () => {
+    expect(parseCli(['--help'])).toEqual({ ok: true, help: true });
+    for (const o of [
+      '--relay',
+      '--name',
+      '--root',
+      '--state-dir',
+      '--app-url',
+      '--allow-full-access',
+      '--re-pair',
+      '--help',
+    ]) {
+      expect(HELP_TEXT).toContain(o);
+    }
+  });
+
+  it.each([
+    [[], 'missing-relay'],
+    [['--relay', 'http://x'], 'bad-relay-url'],
+    [['--relay', 'ws://x', '--app-url', 'ftp://x'], 'bad-app-url'],
+    [['--relay', 'ws://x', '--bogus'], 'bad-args'],
+    [['--relay'], 'bad-args'],
+  ])('%j → %s', (argv, code) => {
+    expect(parseCli(argv)).toMatchObject({ ok: false, code });
+  });
+});

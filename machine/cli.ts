@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+
+// `npm run machine -- …`: parsed at the edge into typed options or one clear error.
+
+export const DEFAULT_APP_URL = 'http://127.0.0.1:4173';
+export const DEFAULT_STATE_DIR = '.data/machine';
+
+export const HELP_TEXT = `Usage: npm run machine -- --relay <ws(s)://host:port> [options]
+
+The mock machine: the machine side of dsh-dispatch wire v1 with a scripted agent.
+
+Options:
+  --relay <url>          relay to connect to (ws:// or wss://), required
+  --name <name>          machine name shown on the phone (default: this host's name)
+  --root <dir>           a folder phones may dispatch into; repeat for more (none: dispatch off)
+  --state-dir <dir>      where the pairing secret lives (default: ${DEFAULT_STATE_DIR})
+  --app-url <url>        the app's address for the pairing link (default: ${DEFAULT_APP_URL})
+  --allow-full-access    let phones dispatch sessions with access:'full' (default: refused)
+  --re-pair              discard the pairing secret and make a new one (old phones must re-pair)
+  --help                 this text
+
+Desk commands (type while it runs):
+  list                               pending approvals and questions
+  allow <id> | deny <id>             answer an approval here (the phone's card closes: local)
+  answer <id> <option ids | text>    answer a question here; items separated by ';'
+  sessions                           the sessions this machine holds
+`;
+
+export type CliOptions = {
+  relay: string;
+  name: string;
+  roots: string[];
+  stateDir: string;
+  appUrl: string;
+  allowFullAccess: boolean;
+  rePair: boolean;
+};
+
+export type CliResult =
+  | { ok: true; help: true }
+  | { ok: true; help: false; options: CliOptions }
+  | {
+      ok: false;
+      code: 'bad-args' | 'missing-relay' | 'bad-relay-url' | 'bad-app-url';
+      message: string;
+    };
+
+function isUrl(s: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(s).protocol);
+  } catch {
+    return false;
+  }
+}
+
+export function parseCli(argv: readonly string[]): CliResult {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        relay: { type: 'string' },
+        name: { type: 'string' },
+        root: { type: 'string', multiple: true },
+        'state-dir': { type: 'string' },
+        'app-url': { type: 'string' },
+        'allow-full-access': { type: 'boolean' },
+        're-pair': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    return { ok: false, code: 'bad-args', message: `${(e as Error).message} (see --help)` };
+  }
+  if (values.help) return { ok: true, help: true };
+  if (values.relay === undefined) {
+    return { ok: false, code: 'missing-relay', message: '--relay <ws://host:port> is required' };
+  }
+  if (!isUrl(values.relay, ['ws:', 'wss:'])) {
+    return {
+      ok: false,
+      code: 'bad-relay-url',
+      message: `--relay must be a ws:// or wss:// URL: ${values.relay}`,
+    };
+  }
+  const appUrl = (values['app-url'] ?? DEFAULT_APP_URL).replace(/\/+$/, '');
+  if (!isUrl(appUrl, ['http:', 'https:'])) {
+    return {
+      ok: false,
+      code: 'bad-app-url',
+      message: `--app-url must be an http(s) URL: ${appUrl}`,
+    };
+  }
+  return {
+    ok: true,
+    help: false,
+    options: {
+      relay: values.relay,
+      name: values.name ?? os.hostname(),
+      roots: values.root ?? [],
+      stateDir: values['state-dir'] ?? DEFAULT_STATE_DIR,
+      appUrl,
+      allowFullAccess: values['allow-full-access'] ?? false,
+      rePair: values['re-pair'] ?? false,
+    },
+  };
+}

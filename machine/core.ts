@@ -1,0 +1,19 @@
+import type { CompactPushFields, MachineMessage } from '../protocol/index.ts';
+import type { UpdateScheduler } from './activity.ts';
+import type { Log } from './log.ts';
+import type { Pending } from './pending.ts';
+import type { SessionStore } from './sessions.ts';
+import type { Timers } from './timers.ts';
+import type { ToolHost } from './tool-host.ts';
+
+/** What the parts of a running machine share. */
+export type Core = {
+  readonly timers: Timers;
+  readonly log: Log;
+  readonly sessions: SessionStore;
+  readonly pending: Pending;
+  readonly scheduler: UpdateScheduler;
+  /** Seals and sends; when no phone is online, push-worthy messages carry a compact push. */
+  send(message: MachineMessage, push?: CompactPushFields): void;
+  host(): ToolHost;
+};

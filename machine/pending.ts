@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  ApprovalResolution,
+  QuestionAnswer,
+  QuestionItem,
+  QuestionResolution,
+} from '../protocol/index.ts';
+import type { Timers, TimerHandle } from './timers.ts';
+
+// Open approvals and questions. Ids are fresh UUID v4s, never reused (D11). The first decision
+// wins: once closed, an id is gone and later decisions change nothing. Nothing here ever allows
+// or answers by itself: a timeout closes an approval as `expired` (the tool is not run) and a
+// question as `expired` (the agent gets no answer).
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 30 * 60_000;
+export const DEFAULT_QUESTION_TIMEOUT_MS = 30 * 60_000;
+
+export type OpenApproval = {
+  readonly approvalId: string;
+  readonly sessionId: string;
+  readonly title: string;
+  readonly detail: string;
+  readonly createdAt: number;
+};
+export type OpenQuestion = {
+  readonly questionId: string;
+  readonly sessionId: string;
+  readonly items: readonly QuestionItem[];
+  readonly createdAt: number;
+};
+
+/** How an approval ended; `local` carries the desk's decision. */
+export type ApprovalOutcome = { resolution: ApprovalResolution; allowed: boolean };
+export type QuestionOutcome =
+  | { resolution: 'phone' | 'local'; answers: QuestionAnswer[] }
+  | { resolution: 'cancelled' | 'expired' };
+
+export type PendingEvents = {
+  approvalOpened(a: OpenApproval): void;
+  approvalClosed(a: OpenApproval, outcome: ApprovalOutcome): void;
+  questionOpened(q: OpenQuestion): void;
+  questionClosed(q: OpenQuestion, resolution: QuestionResolution): void;
+};
+
+export type Pending = ReturnType<typeof makePending>;
+
+export function makePending(options: {
+  timers: Timers;
+  events: PendingEvents;
+  approvalTimeoutMs?: number;
+  questionTimeoutMs?: number;
+}) {
+  const { timers, events } = options;
+  const approvals = new Map<
+    string,
+    { open: OpenApproval; settle: (o: ApprovalOutcome) => void; timer: TimerHandle }
+  >();
+  const questions = new Map<
+    string,
+    { open: OpenQuestion; settle: (o: QuestionOutcome) => void; timer: TimerHandle }
+  >();
+
+  function closeApproval(id: string, outcome: ApprovalOutcome): boolean {
+    const a = approvals.get(id);
+    if (a === undefined) return false;
+    approvals.delete(id);
+    timers.clearTimeout(a.timer);
+    events.approvalClosed(a.open, outcome);
+    a.settle(outcome);
+    return true;
+  }
+  function closeQuestion(id: string, outcome: QuestionOutcome): boolean {
+    const q = questions.get(id);
+    if (q === undefined) return false;
+    questions.delete(id);
+    timers.clearTimeout(q.timer);
+    events.questionClosed(q.open, outcome.resolution);
+    q.settle(outcome);
+    return true;
+  }
+
+  return {
+    openApproval(
+      sessionId: string,
+      title: string,
+      detail: string,
+    ): { approval: OpenApproval; outcome: Promise<ApprovalOutcome> } {
+      const approval: OpenApproval = {
+        approvalId: randomUUID(),
+        sessionId,
+        title,
+        detail,
+        createdAt: timers.now(),
+      };
+      let settle!: (o: ApprovalOutcome) => void;
+      const outcome = new Promise<ApprovalOutcome>((r) => (settle = r));
+      const timer = timers.setTimeout(
+        () => closeApproval(approval.approvalId, { resolution: 'expired', allowed: false }),
+        options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      );
+      approvals.set(approval.approvalId, { open: approval, settle, timer });
+      events.approvalOpened(approval);
+      return { approval, outcome };
+    },
+    openQuestion(
+      sessionId: string,
+      items: QuestionItem[],
+    ): { question: OpenQuestion; outcome: Promise<QuestionOutcome> } {
+      const question: OpenQuestion = {
+        questionId: randomUUID(),
+        sessionId,
+        items,
+        createdAt: timers.now(),
+      };
+      let settle!: (o: QuestionOutcome) => void;
+      const outcome = new Promise<QuestionOutcome>((r) => (settle = r));
+      const timer = timers.setTimeout(
+        () => closeQuestion(question.questionId, { resolution: 'expired' }),
+        options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
+      );
+      questions.set(question.questionId, { open: question, settle, timer });
+      events.questionOpened(question);
+      return { question, outcome };
+    },
+    /** Phone decision: resolution is the decision itself. False when not pending (D11). */
+    decideFromPhone: (approvalId: string, allow: boolean) =>
+      closeApproval(approvalId, { resolution: allow ? 'allow' : 'deny', allowed: allow }),
+    /** Desk decision: the phone's card closes with `local`. */
+    decideLocally: (approvalId: string, allow: boolean) =>
+      closeApproval(approvalId, { resolution: 'local', allowed: allow }),
+    answer: (questionId: string, answers: QuestionAnswer[], by: 'phone' | 'local') =>
+      closeQuestion(questionId, { resolution: by, answers }),
+    /** The session moved on (steered, stopped): its open asks end without a decision. */
+    dropSession(sessionId: string): void {
+      for (const a of [...approvals.values()]) {
+        if (a.open.sessionId === sessionId)
+          closeApproval(a.open.approvalId, { resolution: 'superseded', allowed: false });
+      }
+      for (const q of [...questions.values()]) {
+        if (q.open.sessionId === sessionId)
+          closeQuestion(q.open.questionId, { resolution: 'cancelled' });
+      }
+    },
+    approval: (id: string): OpenApproval | undefined => approvals.get(id)?.open,
+    question: (id: string): OpenQuestion | undefined => questions.get(id)?.open,
+    openApprovals: (): OpenApproval[] => [...approvals.values()].map((a) => a.open),
+    openQuestions: (): OpenQuestion[] => [...questions.values()].map((q) => q.open),
+    close(): void {
+      for (const id of [...approvals.keys()])
+        closeApproval(id, { resolution: 'expired', allowed: false });
+      for (const id of [...questions.keys()]) closeQuestion(id, { resolution: 'cancelled' });
+    },
+  };
+}
+
+export type AnswerCheck = { ok: true } | { ok: false; message: string };
+
+/** A human's answer must name real items and options, and free text only where it is allowed. */
+export function checkAnswers(
+  items: readonly QuestionItem[],
+  answers: readonly QuestionAnswer[],
+): AnswerCheck {
+  const seen = new Set<string>();
+  for (const a of answers) {
+    const item = items.find((i) => i.id === a.itemId);
+    if (item === undefined) return { ok: false, message: `no item "${a.itemId}" in this question` };
+    if (seen.has(a.itemId)) return { ok: false, message: `item "${a.itemId}" answered twice` };
+    seen.add(a.itemId);
+    for (const o of a.optionIds) {
+      if (!item.options.some((opt) => opt.id === o))
+        return { ok: false, message: `item "${a.itemId}" has no option "${o}"` };
+    }
+    if (!item.multiSelect && a.optionIds.length > 1)
+      return { ok: false, message: `item "${a.itemId}" takes one option` };
+    if (a.freeText !== undefined && !item.allowFreeText)
+      return { ok: false, message: `item "${a.itemId}" takes no free text` };
+    if (a.optionIds.length === 0 && (a.freeText ?? '').trim() === '')
+      return { ok: false, message: `item "${a.itemId}" has no answer` };
+  }
+  const missing = items.find((i) => !seen.has(i.id));
+  if (missing !== undefined) return { ok: false, message: `item "${missing.id}" is not answered` };
+  return { ok: true };
+}

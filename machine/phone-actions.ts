@@ -1,0 +1,350 @@
+import {
+  isStaleRequest,
+  makeIdempotencyCache,
+  MAX_FREE_TEXT_BYTES,
+  MAX_PROMPT_BYTES,
+  MAX_PROMPT_CHARS,
+  utf8ByteLength,
+  type DispatchRequest,
+  type DispatchResult,
+  type MachineMessage,
+  type PhoneMessage,
+  type ReasonCode,
+} from '../protocol/index.ts';
+import type { Core } from './core.ts';
+import { checkCwd } from './cwd-guard.ts';
+import { checkAnswers } from './pending.ts';
+import type { Turns } from './turns.ts';
+import { addWorktree } from './worktree.ts';
+
+// Every phone → machine message (D12: only these types are acted on). Actions with a requestId
+// are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
+// idempotency cache when seen before: the original result is replayed, nothing runs twice.
+
+export type PhoneActionsDeps = {
+  core: Core;
+  turns: Turns;
+  roots: readonly string[];
+  allowFullAccess: boolean;
+  /** session.snapshot, then re-remind every open approval and question (D8). */
+  sendSnapshotAndRemind(): void;
+};
+
+const codePoints = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+export function makePhoneActions(deps: PhoneActionsDeps) {
+  const { core, turns } = deps;
+  const now = () => core.timers.now();
+  const cache = makeIdempotencyCache<MachineMessage[]>({ now });
+
+  const errorMsg = (
+    message: string,
+    extra: { context?: string; sessionId?: string; reason?: ReasonCode },
+  ): MachineMessage => ({
+    v: 1,
+    type: 'error',
+    ts: now(),
+    message,
+    ...extra,
+  });
+
+  async function dispatch(m: DispatchRequest): Promise<DispatchResult> {
+    const refuse = (reason: ReasonCode, error: string): DispatchResult => ({
+      v: 1,
+      type: 'dispatch.result',
+      ts: now(),
+      requestId: m.requestId,
+      ok: false,
+      error,
+      reason,
+    });
+    const access = m.access ?? 'standard';
+    if (deps.roots.length === 0)
+      return refuse(
+        'dispatch-disabled',
+        'dispatch is off on this machine: start it with --root <folder>',
+      );
+    if (access === 'full' && !deps.allowFullAccess) {
+      return refuse(
+        'full-access-disabled',
+        'full access is off on this machine: start it with --allow-full-access',
+      );
+    }
+    if (codePoints(m.prompt) > MAX_PROMPT_CHARS)
+      return refuse(
+        'prompt-too-long-chars',
+        `the prompt is longer than ${MAX_PROMPT_CHARS} characters`,
+      );
+    if (utf8ByteLength(m.prompt) > MAX_PROMPT_BYTES)
+      return refuse('prompt-too-long-bytes', `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`);
+    if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
+    const cwd = await checkCwd(m.cwd, deps.roots);
+    if (!cwd.ok) return refuse(cwd.reason, cwd.message);
+    let runIn = cwd.cwd;
+    let note: { note: string; reason: ReasonCode } | null = null;
+    let worktree: { path: string; branch: string } | undefined;
+    if (m.worktree) {
+      const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
+      const w = await addWorktree(cwd.cwd, shortId);
+      if (!w.ok) return refuse('worktree-failed', w.message);
+      if (w.kind === 'not-a-git-repo') {
+        note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
+      } else {
+        runIn = w.cwd;
+        worktree = { path: w.worktreePath, branch: w.branch };
+      }
+    }
+    const s = core.sessions.create({
+      prompt: m.prompt,
+      cwd: runIn,
+      dispatched: true,
+      access,
+      now: now(),
+      ...(worktree ? { worktree } : {}),
+    });
+    core.log(
+      'info',
+      'dispatched',
+      `session ${s.sessionId.slice(0, 8)} in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
+    );
+    turns.start(s, m.prompt);
+    return {
+      v: 1,
+      type: 'dispatch.result',
+      ts: now(),
+      requestId: m.requestId,
+      ok: true,
+      sessionId: s.sessionId,
+      ...(note ?? {}),
+    };
+  }
+
+  async function act(
+    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
+  ): Promise<MachineMessage[]> {
+    switch (m.type) {
+      case 'approval.respond': {
+        const open = core.pending.approval(m.approvalId);
+        if (
+          open === undefined ||
+          !core.pending.decideFromPhone(m.approvalId, m.decision === 'allow')
+        ) {
+          return [
+            errorMsg(`approval ${m.approvalId} is not pending`, {
+              context: m.approvalId,
+              reason: 'not-pending',
+            }),
+          ];
+        }
+        return [
+          {
+            v: 1,
+            type: 'approval.closed',
+            ts: now(),
+            approvalId: m.approvalId,
+            resolution: m.decision,
+          },
+        ];
+      }
+      case 'question.respond': {
+        const open = core.pending.question(m.questionId);
+        if (open === undefined) {
+          return [
+            errorMsg(`question ${m.questionId} is not pending`, {
+              context: m.questionId,
+              reason: 'not-pending',
+            }),
+          ];
+        }
+        const check = checkAnswers(open.items, m.answers);
+        if (!check.ok)
+          return [
+            errorMsg(`answer refused: ${check.message}`, {
+              context: m.questionId,
+              sessionId: open.sessionId,
+            }),
+          ];
+        core.pending.answer(m.questionId, m.answers, 'phone');
+        return [
+          {
+            v: 1,
+            type: 'question.closed',
+            ts: now(),
+            questionId: m.questionId,
+            resolution: 'phone',
+          },
+        ];
+      }
+      case 'dispatch.request':
+        try {
+          return [await dispatch(m)];
+        } catch (e) {
+          core.log('error', 'dispatch-failed', (e as Error).message);
+          return [
+            {
+              v: 1,
+              type: 'dispatch.result',
+              ts: now(),
+              requestId: m.requestId,
+              ok: false,
+              error: `dispatch failed: ${(e as Error).message}`,
+              reason: 'dispatch-failed',
+            },
+          ];
+        }
+      case 'transcript.get': {
+        const s = core.sessions.get(m.sessionId);
+        if (s === undefined) {
+          return [
+            {
+              v: 1,
+              type: 'transcript',
+              ts: now(),
+              requestId: m.requestId,
+              sessionId: m.sessionId,
+              entries: [],
+            },
+            errorMsg('no such session on this machine', {
+              context: 'transcript.get',
+              sessionId: m.sessionId,
+            }),
+          ];
+        }
+        const page = s.transcript.page(m.before !== undefined ? { before: m.before } : {});
+        return [
+          {
+            v: 1,
+            type: 'transcript',
+            ts: now(),
+            requestId: m.requestId,
+            sessionId: m.sessionId,
+            entries: page.entries,
+            ...(page.more ? { more: true } : {}),
+          },
+        ];
+      }
+      case 'session.message': {
+        const s = core.sessions.get(m.sessionId);
+        if (s === undefined || !s.live) {
+          return [
+            errorMsg('this session is no longer held by the machine; start a new one', {
+              sessionId: m.sessionId,
+              reason: 'no-remote-followup',
+            }),
+          ];
+        }
+        if (codePoints(m.text) > MAX_PROMPT_CHARS) {
+          return [
+            errorMsg(`the message is longer than ${MAX_PROMPT_CHARS} characters`, {
+              sessionId: m.sessionId,
+              reason: 'message-too-long-chars',
+            }),
+          ];
+        }
+        if (utf8ByteLength(m.text) > MAX_FREE_TEXT_BYTES) {
+          return [
+            errorMsg(`the message is larger than ${MAX_FREE_TEXT_BYTES} bytes`, {
+              sessionId: m.sessionId,
+              reason: 'message-too-long-bytes',
+            }),
+          ];
+        }
+        turns.steer(s, m.text);
+        // The confirmation the phone waits for (D10) is this session's update; the scheduler
+        // already sent one, so nothing else is replayed but the error cases above.
+        return [];
+      }
+    }
+  }
+
+  return {
+    async handle(m: PhoneMessage): Promise<void> {
+      if (m.type === 'sessions.get') {
+        deps.sendSnapshotAndRemind();
+        return;
+      }
+      if (isStaleRequest(m.ts, now())) {
+        core.log(
+          'warn',
+          'stale-request',
+          `${m.type} ${m.requestId.slice(0, 8)} refused: ts is ${Math.round((m.ts - now()) / 1000)} s from our clock`,
+        );
+        const text = 'request refused: its time is more than 5 minutes from the machine clock';
+        core.send(
+          m.type === 'dispatch.request'
+            ? {
+                v: 1,
+                type: 'dispatch.result',
+                ts: now(),
+                requestId: m.requestId,
+                ok: false,
+                error: text,
+                reason: 'stale-request',
+              }
+            : errorMsg(text, {
+                context: m.type,
+                reason: 'stale-request',
+                ...('sessionId' in m ? { sessionId: m.sessionId } : {}),
+              }),
+        );
+        return;
+      }
+      const replay = cache.get(m.requestId);
+      if (replay !== undefined) {
+        core.log(
+          'info',
+          'duplicate-request',
+          `${m.type} ${m.requestId.slice(0, 8)}: replaying the original result`,
+        );
+        if (m.type === 'session.message') {
+          const s = core.sessions.get(m.sessionId);
+          if (s !== undefined && replay.length === 0) core.scheduler.stateChanged(s.sessionId);
+        }
+        for (const r of replay) core.send(r);
+        return;
+      }
+      if (cache.has(m.requestId)) {
+        core.send(
+          errorMsg('duplicate request: it was already handled and its result is no longer held', {
+            context: m.type,
+          }),
+        );
+        return;
+      }
+      // Remember before acting, so a duplicate arriving mid-dispatch is not run twice.
+      const results: MachineMessage[] = [];
+      cache.remember(m.requestId, results);
+      for (const r of await act(m)) {
+        results.push(r);
+        core.send(r);
+      }
+    },
+    /** A phone message that failed validation but named its request: answer it visibly. */
+    invalid(
+      type: string | undefined,
+      requestId: string | undefined,
+      message: string,
+      reason: ReasonCode | undefined,
+    ): void {
+      if (type === 'dispatch.request' && requestId !== undefined) {
+        core.send({
+          v: 1,
+          type: 'dispatch.result',
+          ts: now(),
+          requestId,
+          ok: false,
+          error: message,
+          ...(reason ? { reason } : {}),
+        });
+      } else {
+        core.send(
+          errorMsg(message, { ...(type ? { context: type } : {}), ...(reason ? { reason } : {}) }),
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// The step trail of one turn (spec: Session.steps / stepCount). Consecutive repeats of a tool
+// collapse into one entry with a count ("read ×5"); only the newest MAX_STEP_ENTRIES entries are
+// kept; the true number of tool calls is reported only when entries were dropped.
+export const MAX_STEP_ENTRIES = 20;
+
+export type StepEntry = { readonly tool: string; readonly count: number };
+
+export type StepTrail = {
+  readonly entries: readonly StepEntry[];
+  /** Tool calls this turn, including those in dropped entries. */
+  readonly totalCalls: number;
+  /** Calls that belong to entries no longer kept. */
+  readonly droppedCalls: number;
+};
+
+export const EMPTY_TRAIL: StepTrail = { entries: [], totalCalls: 0, droppedCalls: 0 };
+
+export function addStep(trail: StepTrail, tool: string, maxEntries = MAX_STEP_ENTRIES): StepTrail {
+  const entries = [...trail.entries];
+  const last = entries[entries.length - 1];
+  if (last !== undefined && last.tool === tool) {
+    entries[entries.length - 1] = { tool, count: last.count + 1 };
+  } else {
+    entries.push({ tool, count: 1 });
+  }
+  let droppedCalls = trail.droppedCalls;
+  while (entries.length > maxEntries) {
+    droppedCalls += entries.shift()!.count;
+  }
+  return { entries, totalCalls: trail.totalCalls + 1, droppedCalls };
+}
+
+/** What the wire carries: `{tool, count}` with `count` only for collapsed repeats ("read ×5"),
+ * and `stepCount` only when the trail is not whole. */
+export function trailForWire(trail: StepTrail): {
+  steps: Array<{ tool: string; count?: number }>;
+  stepCount?: number;
+} {
+  const steps = trail.entries.map((e) =>
+    e.count > 1 ? { tool: e.tool, count: e.count } : { tool: e.tool },
+  );
+  return trail.droppedCalls > 0 ? { steps, stepCount: trail.totalCalls } : { steps };
+}

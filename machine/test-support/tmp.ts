@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { realpathSync } from 'node:fs';
+
+/** A fresh real folder (realpath'd), removed by the returned cleanup. */
+export function makeTmpDir(prefix = 'machine-test-'): { dir: string; cleanup(): void } {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `git init` with one commit, so `git worktree add` has a HEAD to branch from. */
+export function makeGitRepo(dir: string): void {
+  const run = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+    });
+  run('init', '-q', '-b', 'main');
+  execFileSync('sh', ['-c', 'echo hello > README.md'], { cwd: dir });
+  run('add', '.');
+  run('commit', '-q', '-m', 'first');
+}

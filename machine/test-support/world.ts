@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { createMachine, type MachineHandle, type MachineOptions } from '../machine.ts';
+import { captureLog, type CapturedLog } from '../log.ts';
+import type { MachineMessage } from '../../protocol/index.ts';
+import { makeTestPhone, type TestPhone } from './test-phone.ts';
+import { makeTmpDir } from './tmp.ts';
+
+// One machine in a fresh state dir with a fresh allowed root, talking to a relay; phones join
+// its room. Everything made here is closed by cleanup().
+
+export type World = {
+  machine: MachineHandle;
+  log: CapturedLog;
+  root: string;
+  stateDir: string;
+  dir: string;
+  /** Every message the machine sent, with the push it carried. */
+  sent: Array<{ message: MachineMessage; push: unknown; frame: string }>;
+  phone(): Promise<TestPhone>;
+  cleanup(): Promise<void>;
+};
+
+export async function makeWorld(
+  relayUrl: string,
+  overrides: Partial<MachineOptions> = {},
+): Promise<World> {
+  const tmp = makeTmpDir();
+  const root = path.join(tmp.dir, 'root');
+  mkdirSync(root);
+  const stateDir = path.join(tmp.dir, 'state');
+  const log = captureLog();
+  const sent: World['sent'] = [];
+  const machine = await createMachine({
+    relay: relayUrl,
+    name: 'test-machine',
+    roots: [root],
+    stateDir,
+    appUrl: 'http://127.0.0.1:4173',
+    log,
+    random: () => 0.5,
+    onSend: (message, push, frame) => sent.push({ message, push, frame }),
+    ...overrides,
+  });
+  const phones: TestPhone[] = [];
+  return {
+    machine,
+    log,
+    root,
+    stateDir,
+    dir: tmp.dir,
+    sent,
+    async phone() {
+      const p = await makeTestPhone({ relayUrl, pairingCode: machine.pairing.code });
+      phones.push(p);
+      return p;
+    },
+    async cleanup() {
+      await Promise.all(phones.map((p) => p.close()));
+      await machine.close();
+      tmp.cleanup();
+    },
+  };
+}

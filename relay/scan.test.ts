@@ -1,0 +1,125 @@
+// The fast path may decline a valid frame (it falls back to parseClientFrame), but it must never
+// accept a frame that parseClientFrame refuses, and what it extracts must be what the parser sees.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseClientFrame } from '../protocol/index.ts';
+import { scanMsg } from './scan.ts';
+
+const ROOM = 'AbCdEfGh_-12345678901A';
+const b = (s: string) => Buffer.from(s, 'utf8');
+
+describe('scanMsg (hot path) agrees with parseClientFrame', () => {
+  it.each([
+    ['no push', `{"kind":"msg","room":"${ROOM}","payload":"QUJD"}`, null, null],
+    ['push null', `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":null}`, null, null],
+    [
+      'push with tag',
+      `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":{"payload":"UA==","tag":"t-1"}}`,
+      'UA==',
+      't-1',
+    ],
+    [
+      'push without tag',
+      `{"kind":"msg","room":"${ROOM}","payload":"","push":{"payload":"UA=="}}`,
+      'UA==',
+      null,
+    ],
+  ])('accepts the canonical envelope: %s', (_n, text, pushPayload, pushTag) => {
+    const s = scanMsg(b(text));
+    expect(s).toMatchObject({ room: ROOM, pushPayload, pushTag });
+    expect(parseClientFrame(text).ok).toBe(true);
+  });
+
+  it.each([
+    [
+      'a control character in the payload',
+      `{"kind":"msg","room":"${ROOM}","payload":"QU\u0001JD"}`,
+    ],
+    ['a raw newline in the payload', `{"kind":"msg","room":"${ROOM}","payload":"QU\nJD"}`],
+    ['an escape in the payload', `{"kind":"msg","room":"${ROOM}","payload":"QU\\"JD"}`],
+    ['a short room', `{"kind":"msg","room":"abc","payload":"QUJD"}`],
+    ['a 129-char room', `{"kind":"msg","room":"${'a'.repeat(129)}","payload":"QUJD"}`],
+    ['trailing bytes', `{"kind":"msg","room":"${ROOM}","payload":"QUJD"}x`],
+    ['trailing space', `{"kind":"msg","room":"${ROOM}","payload":"QUJD"} `],
+    ['a truncated frame', `{"kind":"msg","room":"${ROOM}","payload":"QUJD"`],
+    [
+      'a duplicate key after push',
+      `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":null,"room":"x"}`,
+    ],
+    [
+      'a non-string push payload',
+      `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":{"payload":1}}`,
+    ],
+    [
+      'a tag with a backslash',
+      `{"kind":"msg","room":"${ROOM}","payload":"QUJD","push":{"payload":"UA==","tag":"a\\u0041"}}`,
+    ],
+    ['a one-char-too-long base64', `{"kind":"msg","room":"${ROOM}","payload":"QUJDR"}`],
+    ['another kind', `{"kind":"hello","room":"${ROOM}","payload":"QUJD"}`],
+  ])('declines %s', (_n, text) => {
+    expect(scanMsg(b(text))).toBeNull();
+  });
+
+  it('never accepts what the parser refuses, and extracts what the parser sees (property)', () => {
+    const alphabet = [...'ABCab09+/=-_"\\{}:,\u0000\u001f \u00e9\n'];
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '{"kind":"msg","room":"',
+        ROOM,
+        '","payload":"',
+        '"',
+        '}',
+        ',"push":null}',
+        ',"push":{"payload":"',
+        ',"tag":"',
+        '}}',
+        'QUJD',
+        '==',
+      ),
+      fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        const s = scanMsg(b(text));
+        if (s === null) return;
+        const p = parseClientFrame(text);
+        expect(p.ok).toBe(true);
+        if (!p.ok || p.value.kind !== 'msg') throw new Error('not a msg');
+        expect(s.room).toBe(p.value.room);
+        expect(s.pushPayload).toBe(p.value.push?.payload ?? null);
+        expect(s.pushTag).toBe(p.value.push?.tag ?? null);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('accepts every well-formed canonical frame (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/),
+        fc.uint8Array({ maxLength: 300 }),
+        fc.option(
+          fc.record({
+            payload: fc.uint8Array({ maxLength: 50 }),
+            tag: fc.option(fc.stringMatching(/^[ -!#-[\]-~]{0,20}$/)),
+          }),
+        ),
+        (room, payload, push) => {
+          const frame: Record<string, unknown> = {
+            kind: 'msg',
+            room,
+            payload: Buffer.from(payload).toString('base64'),
+          };
+          if (push)
+            frame.push =
+              push.tag === null
+                ? { payload: Buffer.from(push.payload).toString('base64') }
+                : { payload: Buffer.from(push.payload).toString('base64'), tag: push.tag };
+          expect(scanMsg(b(JSON.stringify(frame)))).not.toBeNull();
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+});
