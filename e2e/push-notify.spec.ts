@@ -91,7 +91,7 @@ test('D6: a push sealed for the second paired machine becomes its approval notif
       { action: 'allow', title: 'Allow' },
       { action: 'deny', title: 'Deny' },
     ],
-    data: { url: `/#/machine/${desktop.roomId}/session/s-1/approval/appr-1` },
+    data: { url: `/#/m/${desktop.roomId}/s/s-1/approval/appr-1` },
   });
   // Lock-screen privacy by default: the session title is nowhere in the notification.
   expect(JSON.stringify(n)).not.toContain('production database');
@@ -147,7 +147,7 @@ test('No notification only when a visible window already shows that session', as
   baseURL,
 }) => {
   await setUp(page, context, baseURL!);
-  await page.goto(`/#/machine/${laptop.roomId}/session/s-5`);
+  await page.goto(`/#/m/${laptop.roomId}/s/s-5`);
   await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-5', title: 't' }));
   await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-6', title: 't' }));
   const shown = await nextNotifications(page, 1);
@@ -162,6 +162,6 @@ test('A tap on the notification opens the exact card', async ({ page, context, b
   const [n] = await nextNotifications(page, 1);
   const result = await runNotificationAction(page, n!.tag, '');
   expect(result).toMatchObject({ ok: true, plan: 'open' });
-  await expect(page).toHaveURL(`${baseURL}/#/machine/${laptop.roomId}/session/s-7/approval/appr-7`);
+  await expect(page).toHaveURL(`${baseURL}/#/m/${laptop.roomId}/s/s-7/approval/appr-7`);
   expect(await shownNotifications(page)).toEqual([]);
 });

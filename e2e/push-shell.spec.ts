@@ -75,7 +75,7 @@ test('Offline: the installed shell and deep links reload from the service worker
     expect(unknownPath?.fromServiceWorker()).toBe(true);
     await expect(page.getByRole('heading', { name: 'dsh dispatch' })).toBeVisible();
     // A notification's card link (a new document, since the path differs).
-    const deep = await page.goto('/#/machine/room-0000001/session/s1');
+    const deep = await page.goto('/#/m/room-0000001/s/s1');
     expect(deep?.fromServiceWorker()).toBe(true);
     await expect(page.getByRole('heading', { name: 'dsh dispatch' })).toBeVisible();
   } finally {

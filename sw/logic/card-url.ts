@@ -1,5 +1,6 @@
-// Deep links into the app (issue 7 §4: every screen is reachable by URL). Hash routes, so a
-// static host serves them and the precached shell answers them offline.
+// Deep links into the app (issue 7 §4: every screen is reachable by URL). The app's hash routes
+// (src/client/router.ts on the app branch: `#/m/<room>/s/<session>[/approval|question/<id>]`);
+// a static host serves them and the precached shell answers them offline.
 
 export type CardTarget = {
   roomId: string;
@@ -10,11 +11,11 @@ export type CardTarget = {
 
 const seg = (s: string) => encodeURIComponent(s);
 
-/** `/#/machine/<roomId>/session/<sessionId>[/approval/<id> | /question/<id>]` */
+/** `/#/m/<roomId>/s/<sessionId>[/approval/<id> | /question/<id>]` */
 export function cardUrl(target: CardTarget): string {
-  let path = `/#/machine/${seg(target.roomId)}`;
+  let path = `/#/m/${seg(target.roomId)}`;
   if (target.sessionId === undefined) return path;
-  path += `/session/${seg(target.sessionId)}`;
+  path += `/s/${seg(target.sessionId)}`;
   if (target.approvalId !== undefined) return `${path}/approval/${seg(target.approvalId)}`;
   if (target.questionId !== undefined) return `${path}/question/${seg(target.questionId)}`;
   return path;
@@ -31,6 +32,6 @@ export function showsSession(url: string, roomId: string, sessionId: string): bo
   } catch {
     return false;
   }
-  const prefix = `#/machine/${seg(roomId)}/session/${seg(sessionId)}`;
+  const prefix = `#/m/${seg(roomId)}/s/${seg(sessionId)}`;
   return hash === prefix || hash.startsWith(`${prefix}/`);
 }

@@ -21,7 +21,7 @@ describe('Issue 8 §4: a tap opens the exact card; only Allow/Deny taps answer',
   it('a tap on the body opens the approval card, never answers', () => {
     expect(clickPlan('', approvalSpec.options.data)).toEqual({
       kind: 'open',
-      url: `/#/machine/${laptop.roomId}/session/s1/approval/a1`,
+      url: `/#/m/${laptop.roomId}/s/s1/approval/a1`,
     });
   });
   it('Allow and Deny answer that approval in that room', () => {
@@ -55,7 +55,7 @@ describe('Issue 8 §3: skip only when a visible window already shows that sessio
     expect(
       alreadyOnScreen(opened, [
         {
-          url: `${origin}/#/machine/${laptop.roomId}/session/s1`,
+          url: `${origin}/#/m/${laptop.roomId}/s/s1`,
           visibilityState: 'visible',
           focused: true,
         },
@@ -64,7 +64,7 @@ describe('Issue 8 §3: skip only when a visible window already shows that sessio
     expect(
       alreadyOnScreen(opened, [
         {
-          url: `${origin}/#/machine/${laptop.roomId}/session/s1/approval/a9`,
+          url: `${origin}/#/m/${laptop.roomId}/s/s1/approval/a9`,
           visibilityState: 'visible',
           focused: false,
         },
@@ -74,8 +74,8 @@ describe('Issue 8 §3: skip only when a visible window already shows that sessio
   it('hidden window, another session (s10 is not s1), the inbox, or no window → show', () => {
     const show = (url: string, visibilityState = 'visible') =>
       !alreadyOnScreen(opened, [{ url, visibilityState, focused: false }]);
-    expect(show(`${origin}/#/machine/${laptop.roomId}/session/s1`, 'hidden')).toBe(true);
-    expect(show(`${origin}/#/machine/${laptop.roomId}/session/s10`)).toBe(true);
+    expect(show(`${origin}/#/m/${laptop.roomId}/s/s1`, 'hidden')).toBe(true);
+    expect(show(`${origin}/#/m/${laptop.roomId}/s/s10`)).toBe(true);
     expect(show(`${origin}/#/`)).toBe(true);
     expect(alreadyOnScreen(opened, [])).toBe(false);
   });

@@ -29,7 +29,7 @@ describe('Issue 8 §3: title and body per kind, with the machine name', () => {
     expect(spec.options.tag).toBe(`approval:${laptop.roomId}:a1`);
     expect(spec.options.requireInteraction).toBe(true);
     expect(spec.options.data).toMatchObject({
-      url: `/#/machine/${laptop.roomId}/session/s1/approval/a1`,
+      url: `/#/m/${laptop.roomId}/s/s1/approval/a1`,
       roomId: laptop.roomId,
       approvalId: 'a1',
     });
@@ -52,7 +52,7 @@ describe('Issue 8 §3: title and body per kind, with the machine name', () => {
       2,
     );
     expect(done.title).toBe('Finished · laptop');
-    expect(done.options.data.url).toBe(`/#/machine/${laptop.roomId}/session/s1`);
+    expect(done.options.data.url).toBe(`/#/m/${laptop.roomId}/s/s1`);
     const error = notificationFor(
       opened({ kind: 'error', sessionId: 's1', title: 't' }),
       DEFAULT_PUSH_SETTINGS,
@@ -94,7 +94,7 @@ describe('Issue 8 §3: title and body per kind, with the machine name', () => {
       2,
     );
     expect(spec.options.actions).toEqual([]);
-    expect(spec.options.data.url).toBe(`/#/machine/${laptop.roomId}/session/s1`);
+    expect(spec.options.data.url).toBe(`/#/m/${laptop.roomId}/s/s1`);
   });
 
   it('unreadable → "Re-pair needed", all collapsed under one tag, opens the inbox', () => {

@@ -106,6 +106,8 @@ const DEFAULT_SETTINGS: PushSettings = { showSessionTitle: false, language: 'en'
 
 export type PushClient = {
   state(): PushClientState;
+  /** This device's push endpoint while notifications are on (the app's forget unsubscribes it). */
+  endpoint(): string | undefined;
   onChange(listener: () => void): () => void;
   /** Loads saved state and re-subscribes (every app start). */
   start(): Promise<void>;
@@ -247,6 +249,7 @@ export function makePushClient(deps: PushClientDeps): PushClient {
 
   return {
     state: () => state,
+    endpoint: () => (persisted.enabled ? (persisted.endpoint ?? undefined) : undefined),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
