@@ -2,11 +2,17 @@
 // Code inside page.evaluate runs in the browser: DOM types for it (the rest of e2e/ is Node).
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { serveDistCopy } from './support/static-server.ts';
 import { waitForController } from './support/sw.ts';
 
 // Issue 8 §1: installable, offline, and updated only when the user says so.
+
+/** The shell's scripts ran (whatever the app's screens look like): its root has content. */
+async function expectAppRendered(page: Page) {
+  await expect(page).toHaveTitle('dsh dispatch');
+  await expect(page.locator('#root > *').first()).toBeVisible();
+}
 
 test('Manifest: installable with id, scope, standalone display and 192/512/maskable PNG icons', async ({
   page,
@@ -69,15 +75,15 @@ test('Offline: the installed shell and deep links reload from the service worker
   try {
     const reloaded = await page.reload();
     expect(reloaded?.fromServiceWorker()).toBe(true);
-    await expect(page.getByRole('heading', { name: 'dsh dispatch' })).toBeVisible();
+    await expectAppRendered(page);
     // A path the server never saw is answered by the navigation fallback (the app routes it).
     const unknownPath = await page.goto('/some/deep/link');
     expect(unknownPath?.fromServiceWorker()).toBe(true);
-    await expect(page.getByRole('heading', { name: 'dsh dispatch' })).toBeVisible();
+    await expectAppRendered(page);
     // A notification's card link (a new document, since the path differs).
     const deep = await page.goto('/#/m/room-0000001/s/s1');
     expect(deep?.fromServiceWorker()).toBe(true);
-    await expect(page.getByRole('heading', { name: 'dsh dispatch' })).toBeVisible();
+    await expectAppRendered(page);
   } finally {
     await context.setOffline(false);
   }
