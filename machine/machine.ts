@@ -1,5 +1,6 @@
 import {
   ACTIVITY_COALESCE_MS,
+  clampText,
   encodePairing,
   isMember,
   MAX_MACHINE_NAME_CHARS,
@@ -10,122 +11,43 @@ import {
   roomKeys,
   STATUS_INTERVAL_MS,
   toBase64Url,
-  clampText,
-  type ApprovalResolution,
-  type BackoffProfile,
-  type CompactPushFields,
   type MachineMessage,
-  type QuestionAnswer,
-  type QuestionItem,
-  type Session,
 } from '../protocol/index.ts';
 import { makeUpdateScheduler } from './activity.ts';
 import type { Core } from './core.ts';
 import { resolveRoots } from './cwd-guard.ts';
 import { makeLocalToolHost } from './local-tool-host.ts';
-import { consoleLog, type Log } from './log.ts';
-import { checkAnswers, makePending, type OpenApproval, type OpenQuestion } from './pending.ts';
+import { consoleLog } from './log.ts';
+import {
+  MachineStartError,
+  type MachineEvents,
+  type MachineHandle,
+  type MachineOptions,
+} from './machine-types.ts';
+import { checkAnswers, makePending } from './pending.ts';
 import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { pushFor } from './push-hints.ts';
 import { makeRelayLink } from './relay-link.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
+import { snapshotMessages } from './snapshot.ts';
 import { loadOrCreateSecret, writePairingCode } from './state-dir.ts';
-import { realTimers, type Timers, type TimerHandle } from './timers.ts';
+import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './tool-host.ts';
 import { makeTurns } from './turns.ts';
-import type { StoredEntry } from './transcript.ts';
+
+export { MachineStartError } from './machine-types.ts';
+export type {
+  MachineEvents,
+  MachineHandle,
+  MachineOptions,
+  MachineStatusView,
+  LocalResult,
+} from './machine-types.ts';
 
 export const PLUGIN_VERSION = 'mock-machine/0.1.0';
 /** Frames kept while the relay is away (sent after hello-ok); state is re-sent anyway. */
 export const MAX_OUTBOX_FRAMES = 200;
-
-export type MachineOptions = {
-  relay: string;
-  name: string;
-  /** `--root` values as typed: resolved (absolute, ~-expanded, realpath) here. */
-  roots: readonly string[];
-  stateDir: string;
-  appUrl: string;
-  allowFullAccess?: boolean;
-  rePair?: boolean;
-  log?: Log;
-  /** Clock and timers for every rule about time (coalescing, 60 s status, D11, expiry, sleep:). */
-  timers?: Timers;
-  /** Reconnect jitter. */
-  random?: () => number;
-  backoff?: BackoffProfile;
-  /** Where tools run; default: the local host over the allowed roots. */
-  toolHost?: ToolHostProvider;
-  approvalTimeoutMs?: number;
-  questionTimeoutMs?: number;
-  /** Sees every frame the machine sends, with the message inside (tests, the desk). */
-  onSend?: (message: MachineMessage, push: CompactPushFields | undefined, frame: string) => void;
-};
-
-export type MachineEvents = {
-  approvalOpened?(a: OpenApproval): void;
-  approvalClosed?(a: OpenApproval, resolution: ApprovalResolution): void;
-  questionOpened?(q: OpenQuestion): void;
-  questionClosed?(q: OpenQuestion, resolution: string): void;
-  rePairNeeded?(needed: boolean): void;
-  relayError?(code: string, message: string): void;
-  connected?(): void;
-};
-
-export type MachineStatusView = {
-  connected: boolean;
-  phoneOnline: boolean;
-  rePairNeeded: boolean;
-  errorState: boolean;
-  consecutiveFailures: number;
-};
-
-export type LocalResult =
-  { ok: true } | { ok: false; code: 'not-pending' | 'bad-answer' | 'no-session'; message: string };
-
-export type MachineHandle = {
-  readonly pairing: {
-    code: string;
-    link: string;
-    roomId: string;
-    codeFile: string;
-    created: boolean;
-  };
-  readonly allowedRoots: readonly string[];
-  status(): MachineStatusView;
-  sessions(): Session[];
-  transcript(sessionId: string): readonly StoredEntry[];
-  pendingApprovals(): OpenApproval[];
-  pendingQuestions(): OpenQuestion[];
-  /** The desk: answers here close the phone's card with `local`. */
-  answerApproval(approvalId: string, decision: 'allow' | 'deny'): LocalResult;
-  answerQuestion(questionId: string, answers: QuestionAnswer[]): LocalResult;
-  /** Scripted events: a local (not dispatched) session running a script or the demo. */
-  startSession(prompt: string, cwd: string): string;
-  /** Raises an approval on a session (a local one is made when none is named). */
-  raiseApproval(fields: { sessionId?: string; title: string; detail: string }): {
-    approvalId: string;
-    outcome: Promise<ApprovalResolution>;
-  };
-  raiseQuestion(fields: { sessionId?: string; items: QuestionItem[] }): {
-    questionId: string;
-    outcome: Promise<string>;
-  };
-  disposeSession(sessionId: string): LocalResult;
-  /** Waits for the relay's hello-ok (bounded). */
-  connected(timeoutMs?: number): Promise<void>;
-  on(events: MachineEvents): () => void;
-  close(): Promise<void>;
-};
-
-export class MachineStartError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export async function createMachine(options: MachineOptions): Promise<MachineHandle> {
   const log = options.log ?? consoleLog;
@@ -169,41 +91,11 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const hostProvider: ToolHostProvider = options.toolHost ?? (() => localHost);
   const sessions = makeSessionStore();
 
-  function pushFor(m: MachineMessage): CompactPushFields | undefined {
-    if (phoneOnline) return undefined;
-    switch (m.type) {
-      case 'approval.request':
-        return {
-          kind: 'approval',
-          sessionId: m.sessionId,
-          title: m.title,
-          approvalId: m.approvalId,
-        };
-      case 'question.request':
-        return {
-          kind: 'question',
-          sessionId: m.sessionId,
-          title: m.items[0]?.prompt ?? 'A question',
-          questionId: m.questionId,
-        };
-      case 'turn.final':
-        return {
-          kind: 'done',
-          sessionId: m.sessionId,
-          title: sessions.get(m.sessionId)?.title ?? 'Turn finished',
-        };
-      case 'error':
-        // A machine-wide error answers something a phone just sent: no notification needed.
-        return m.sessionId === undefined
-          ? undefined
-          : { kind: 'error', sessionId: m.sessionId, title: m.message };
-      default:
-        return undefined;
-    }
-  }
-
   function send(message: MachineMessage): void {
-    const push = pushFor(message);
+    // Nobody can receive a session update while no phone is online, and a phone that joins gets
+    // the snapshot; sending them anyway would only spend the relay's rate limit.
+    if (!phoneOnline && message.type === 'session.update') return;
+    const push = phoneOnline ? undefined : pushFor(message, (id) => sessions.get(id)?.title);
     const frame = sealer.frame(message, push);
     if (frame === null) {
       log('error', 'frame-too-large', `${message.type} does not fit the 16 KiB envelope; not sent`);
@@ -302,24 +194,12 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   });
 
   function sendSnapshotAndRemind(): void {
-    // One envelope holds ~16 KiB: the newest sessions go in the snapshot, the rest follow as updates.
-    const all = sessions.list().map(toWireSession);
-    const inSnapshot: Session[] = [];
-    let rest = all;
-    for (let n = all.length; n >= 0; n = Math.floor(n * 0.75) - (n > 0 ? 0 : 1)) {
-      const candidate = all.slice(0, n);
-      if (
-        sealer.frame({ v: 1, type: 'session.snapshot', ts: timers.now(), sessions: candidate }) !==
-        null
-      ) {
-        inSnapshot.push(...candidate);
-        rest = all.slice(n);
-        break;
-      }
-      if (n === 0) break;
-    }
-    send({ v: 1, type: 'session.snapshot', ts: timers.now(), sessions: inSnapshot });
-    for (const s of rest) send({ v: 1, type: 'session.update', ts: timers.now(), session: s });
+    for (const m of snapshotMessages(
+      sessions.list().map(toWireSession),
+      timers.now(),
+      (m) => sealer.frame(m) !== null,
+    ))
+      send(m);
     // D8: re-remind every open approval and question; the phone dedupes by id.
     for (const a of pending.openApprovals())
       send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });

@@ -48,7 +48,7 @@ export function makeFrameSealer(roomId: string, key: Uint8Array): FrameSealer {
         const text = build(m);
         const size = utf8ByteLength(text);
         if (size <= MAX_ENVELOPE_BYTES) return text;
-        const next = shrink(m, size - MAX_ENVELOPE_BYTES);
+        const next = shrink(m, size);
         if (next === null) return null;
         m = next;
       }
@@ -58,29 +58,27 @@ export function makeFrameSealer(roomId: string, key: Uint8Array): FrameSealer {
 }
 
 const cut = (text: string, bytes: number): string =>
-  clampText(text, { bytes: Math.max(0, bytes), suffix: TRUNCATION_SUFFIX }).text;
+  clampText(text, { bytes: Math.max(0, Math.floor(bytes)), suffix: TRUNCATION_SUFFIX }).text;
 
-/** One step smaller: the message's long free-text field, by a little more than the overshoot. */
-function shrink(m: MachineMessage, overshoot: number): MachineMessage | null {
-  const by = (s: string) => utf8ByteLength(s) - Math.ceil(overshoot * 0.75) - 64;
+/**
+ * One step smaller: the message's long free-text field, scaled by how far the frame is over
+ * (escaping inflates text roughly in proportion), always by at least one byte.
+ */
+function shrink(m: MachineMessage, frameBytes: number): MachineMessage | null {
+  const ratio = (MAX_ENVELOPE_BYTES / frameBytes) * 0.9;
+  const smaller = (s: string) => {
+    const bytes = utf8ByteLength(s);
+    return cut(s, Math.min(bytes - 1, Math.floor(bytes * ratio)));
+  };
   switch (m.type) {
     case 'approval.request':
-      return { ...m, detail: cut(m.detail, Math.min(by(m.detail), utf8ByteLength(m.detail) / 2)) };
+      return { ...m, detail: smaller(m.detail) };
     case 'turn.final':
-      return {
-        ...m,
-        summary: cut(m.summary, Math.min(by(m.summary), utf8ByteLength(m.summary) / 2)),
-      };
+      return { ...m, summary: smaller(m.summary) };
     case 'error':
-      return {
-        ...m,
-        message: cut(m.message, Math.min(by(m.message), utf8ByteLength(m.message) / 2)),
-      };
+      return { ...m, message: smaller(m.message) };
     case 'question.request':
-      return {
-        ...m,
-        items: m.items.map((i) => ({ ...i, prompt: cut(i.prompt, utf8ByteLength(i.prompt) / 2) })),
-      };
+      return { ...m, items: m.items.map((i) => ({ ...i, prompt: smaller(i.prompt) })) };
     default:
       return null;
   }

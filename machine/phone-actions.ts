@@ -1,21 +1,17 @@
 import {
   isStaleRequest,
   makeIdempotencyCache,
-  MAX_FREE_TEXT_BYTES,
-  MAX_PROMPT_BYTES,
-  MAX_PROMPT_CHARS,
-  utf8ByteLength,
-  type DispatchRequest,
-  type DispatchResult,
+  MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_CHARS,
+  textLimitReason,
   type MachineMessage,
   type PhoneMessage,
   type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
-import { checkCwd } from './cwd-guard.ts';
 import { checkAnswers } from './pending.ts';
 import type { Turns } from './turns.ts';
-import { addWorktree } from './worktree.ts';
+import { runDispatch } from './dispatch.ts';
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -28,12 +24,6 @@ export type PhoneActionsDeps = {
   allowFullAccess: boolean;
   /** session.snapshot, then re-remind every open approval and question (D8). */
   sendSnapshotAndRemind(): void;
-};
-
-const codePoints = (s: string): number => {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
 };
 
 export function makePhoneActions(deps: PhoneActionsDeps) {
@@ -51,77 +41,6 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
     message,
     ...extra,
   });
-
-  async function dispatch(m: DispatchRequest): Promise<DispatchResult> {
-    const refuse = (reason: ReasonCode, error: string): DispatchResult => ({
-      v: 1,
-      type: 'dispatch.result',
-      ts: now(),
-      requestId: m.requestId,
-      ok: false,
-      error,
-      reason,
-    });
-    const access = m.access ?? 'standard';
-    if (deps.roots.length === 0)
-      return refuse(
-        'dispatch-disabled',
-        'dispatch is off on this machine: start it with --root <folder>',
-      );
-    if (access === 'full' && !deps.allowFullAccess) {
-      return refuse(
-        'full-access-disabled',
-        'full access is off on this machine: start it with --allow-full-access',
-      );
-    }
-    if (codePoints(m.prompt) > MAX_PROMPT_CHARS)
-      return refuse(
-        'prompt-too-long-chars',
-        `the prompt is longer than ${MAX_PROMPT_CHARS} characters`,
-      );
-    if (utf8ByteLength(m.prompt) > MAX_PROMPT_BYTES)
-      return refuse('prompt-too-long-bytes', `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`);
-    if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
-    const cwd = await checkCwd(m.cwd, deps.roots);
-    if (!cwd.ok) return refuse(cwd.reason, cwd.message);
-    let runIn = cwd.cwd;
-    let note: { note: string; reason: ReasonCode } | null = null;
-    let worktree: { path: string; branch: string } | undefined;
-    if (m.worktree) {
-      const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
-      const w = await addWorktree(cwd.cwd, shortId);
-      if (!w.ok) return refuse('worktree-failed', w.message);
-      if (w.kind === 'not-a-git-repo') {
-        note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
-      } else {
-        runIn = w.cwd;
-        worktree = { path: w.worktreePath, branch: w.branch };
-      }
-    }
-    const s = core.sessions.create({
-      prompt: m.prompt,
-      cwd: runIn,
-      dispatched: true,
-      access,
-      now: now(),
-      ...(worktree ? { worktree } : {}),
-    });
-    core.log(
-      'info',
-      'dispatched',
-      `session ${s.sessionId.slice(0, 8)} in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
-    );
-    turns.start(s, m.prompt);
-    return {
-      v: 1,
-      type: 'dispatch.result',
-      ts: now(),
-      requestId: m.requestId,
-      ok: true,
-      sessionId: s.sessionId,
-      ...(note ?? {}),
-    };
-  }
 
   async function act(
     m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
@@ -181,7 +100,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       }
       case 'dispatch.request':
         try {
-          return [await dispatch(m)];
+          return [await runDispatch(m, deps)];
         } catch (e) {
           core.log('error', 'dispatch-failed', (e as Error).message);
           return [
@@ -237,21 +156,13 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
             }),
           ];
         }
-        if (codePoints(m.text) > MAX_PROMPT_CHARS) {
-          return [
-            errorMsg(`the message is longer than ${MAX_PROMPT_CHARS} characters`, {
-              sessionId: m.sessionId,
-              reason: 'message-too-long-chars',
-            }),
-          ];
-        }
-        if (utf8ByteLength(m.text) > MAX_FREE_TEXT_BYTES) {
-          return [
-            errorMsg(`the message is larger than ${MAX_FREE_TEXT_BYTES} bytes`, {
-              sessionId: m.sessionId,
-              reason: 'message-too-long-bytes',
-            }),
-          ];
+        const limit = textLimitReason(m.text, 'message');
+        if (limit !== null) {
+          const what =
+            limit === 'message-too-long-chars'
+              ? `longer than ${MAX_MESSAGE_CHARS} characters`
+              : `larger than ${MAX_MESSAGE_BYTES} bytes`;
+          return [errorMsg(`the message is ${what}`, { sessionId: m.sessionId, reason: limit })];
         }
         turns.steer(s, m.text);
         // The confirmation the phone waits for (D10) is this session's update; the scheduler

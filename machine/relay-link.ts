@@ -32,6 +32,15 @@ export type RelayLinkState = {
   errorState: boolean;
 };
 
+/**
+ * D3's relay default is 20 messages/s per socket with a burst of 100; above it frames are
+ * refused with `limit`. The machine paces itself a little under that, so a burst of tool calls or
+ * a big snapshot is delayed rather than lost.
+ */
+export const SEND_RATE_PER_S = 18;
+export const SEND_BURST = 90;
+export const MAX_QUEUED_FRAMES = 1000;
+
 export type RelayLink = {
   send(text: string): boolean;
   state(): RelayLinkState;
@@ -46,6 +55,8 @@ export function makeRelayLink(options: {
   random?: () => number;
   profile?: BackoffProfile;
   pingIntervalMs?: number;
+  sendRatePerS?: number;
+  sendBurst?: number;
 }): RelayLink {
   const { url, roomId, events, log } = options;
   const random = options.random ?? Math.random;
@@ -57,6 +68,37 @@ export function makeRelayLink(options: {
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   let pinger: NodeJS.Timeout | undefined;
+  const rate = options.sendRatePerS ?? SEND_RATE_PER_S;
+  const burst = options.sendBurst ?? SEND_BURST;
+  const queue: string[] = [];
+  let tokens = burst;
+  let refilledAt = Date.now();
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  function drain(): void {
+    const nowMs = Date.now();
+    tokens = Math.min(burst, tokens + ((nowMs - refilledAt) / 1000) * rate);
+    refilledAt = nowMs;
+    while (
+      queue.length > 0 &&
+      tokens >= 1 &&
+      ws !== null &&
+      connected &&
+      ws.readyState === WebSocket.OPEN
+    ) {
+      ws.send(queue.shift()!);
+      tokens -= 1;
+    }
+    if (queue.length > 0 && connected && drainTimer === undefined) {
+      drainTimer = setTimeout(
+        () => {
+          drainTimer = undefined;
+          drain();
+        },
+        Math.ceil(((1 - tokens) / rate) * 1000),
+      );
+    }
+  }
 
   function connect(): void {
     if (closed) return;
@@ -97,6 +139,7 @@ export function makeRelayLink(options: {
             failures = 0;
           }
           events.helloOk(f);
+          drain();
           break;
         case 'presence':
           if (f.room === roomId) events.presence(f);
@@ -138,7 +181,16 @@ export function makeRelayLink(options: {
   return {
     send(text) {
       if (ws === null || !connected || ws.readyState !== WebSocket.OPEN) return false;
-      ws.send(text);
+      queue.push(text);
+      if (queue.length > MAX_QUEUED_FRAMES) {
+        queue.shift();
+        log(
+          'warn',
+          'send-queue-full',
+          `more than ${MAX_QUEUED_FRAMES} frames waiting; dropped the oldest`,
+        );
+      }
+      drain();
       return true;
     },
     state: () => ({
@@ -149,6 +201,7 @@ export function makeRelayLink(options: {
     close() {
       closed = true;
       clearTimeout(retry);
+      clearTimeout(drainTimer);
       clearInterval(pinger);
       const sock = ws;
       if (sock === null || sock.readyState === WebSocket.CLOSED) return Promise.resolve();

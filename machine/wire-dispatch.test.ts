@@ -230,6 +230,36 @@ describe('the scripted agent over the wire', () => {
     );
   });
 
+  it('ask-multi and ask-text: multi-select and free-text questions, answered from the phone', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'ask-multi: Which? | A | B | C\nask-text: Why?' });
+    const multi = await phone.waitFor(is('question.request'));
+    expect(multi.items[0]).toMatchObject({ multiSelect: true, allowFreeText: false });
+    phone.send({
+      type: 'question.respond',
+      requestId: crypto.randomUUID(),
+      questionId: multi.questionId,
+      answers: [{ itemId: 'q1', optionIds: ['1', '3'] }],
+    });
+    const text = await phone.waitFor(
+      (m) => m.type === 'question.request' && m.questionId !== multi.questionId,
+    );
+    expect(text.type === 'question.request' && text.items[0]).toMatchObject({
+      options: [],
+      allowFreeText: true,
+    });
+    phone.send({
+      type: 'question.respond',
+      requestId: crypto.randomUUID(),
+      questionId: (text as { questionId: string }).questionId,
+      answers: [{ itemId: 'q1', optionIds: [], freeText: 'because 理由' }],
+    });
+    expect((await finalOf(phone, r.sessionId!)).summary).toBe(
+      'Asked "Which?": A, C\nAsked "Why?": because 理由',
+    );
+  });
+
   it('a denied approval never runs the tool; the turn goes on', async () => {
     const w = await suite.world();
     const phone = await w.phone();

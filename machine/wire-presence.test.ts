@@ -1,4 +1,4 @@
-import { writeFileSync, existsSync } from 'node:fs';
+import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open, parseCompactPush, type MsgFrame } from '../protocol/index.ts';
@@ -7,6 +7,20 @@ import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-sui
 import { until } from './test-support/until.ts';
 
 const suite = relaySuite();
+
+describe('machine.status', () => {
+  it('machine.status on connect and whenever a phone joins, with allowedRoots and capabilities', async () => {
+    const w = await suite.world();
+    expect(w.sent.map((s) => s.message.type)).toContain('machine.status');
+    const phone = await w.phone();
+    expect(await phone.waitFor(is('machine.status'))).toMatchObject({
+      machine: 'test-machine',
+      allowedRoots: [w.root],
+      capabilities: { fullAccessDispatch: false, questionForwarding: true },
+    });
+    await phone.waitFor(is('session.snapshot'));
+  });
+});
 
 describe('D8: re-remind', () => {
   it('every still-open approval and question is re-sent when a phone joins and after sessions.get', async () => {
@@ -61,6 +75,50 @@ describe('D8: re-remind', () => {
       title: 'say: local work',
       live: true,
     });
+  });
+});
+
+describe('session.snapshot across envelopes', () => {
+  it('sessions that do not fit one 16 KiB snapshot: the newest go in it, the rest follow as session.update', async () => {
+    const w = await suite.world();
+    const deep = path.join(w.root, 'd'.repeat(200), 'e'.repeat(200));
+    mkdirSync(deep, { recursive: true });
+    for (let i = 0; i < 40; i++)
+      w.machine.startSession(`say: session number ${i} ${'t'.repeat(70)}`, deep);
+    await until(() => w.machine.sessions().every((s) => s.state === 'done'), 'all turns to end');
+    const phone = await w.phone();
+    const snap = await phone.waitFor(is('session.snapshot'));
+    expect(snap.sessions.length).toBeGreaterThan(5);
+    expect(snap.sessions.length).toBeLessThan(40);
+    await until(
+      () =>
+        new Set([
+          ...snap.sessions.map((s) => s.sessionId),
+          ...phone.messages.filter(is('session.update')).map((u) => u.session.sessionId),
+        ]).size === 40,
+      'every session',
+    );
+    const frames = w.sent.filter((s) => s.message.type === 'session.snapshot').map((s) => s.frame);
+    expect(frames.every((f) => Buffer.byteLength(f) <= 16384)).toBe(true);
+  });
+});
+
+describe('D3 rate limit', () => {
+  it("a burst above the relay's 20 msg/s (burst 100) is paced by the machine, not refused with `limit` and lost", async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('session.snapshot'));
+    const ids = Array.from(
+      { length: 130 },
+      (_, i) => w.machine.raiseApproval({ title: `A${i}`, detail: 'd' }).approvalId,
+    );
+    await until(
+      () => phone.messages.filter(is('approval.request')).length >= 130,
+      'all 130 approvals',
+      15_000,
+    );
+    expect(phone.messages.filter(is('approval.request')).map((a) => a.approvalId)).toEqual(ids);
+    expect(w.log.lines.filter((l) => l.code === 'relay-limit')).toEqual([]);
   });
 });
 
@@ -223,6 +281,31 @@ describe('timers (injected)', () => {
       from,
     );
     expect(next.type === 'session.update' && next.session.steps).toBeUndefined();
+  });
+
+  it("questions are never auto-answered: an unanswered one closes as expired; a disposed session's as cancelled", async () => {
+    const timers = makeManualTimers(Date.now());
+    const w = await suite.world({ timers, questionTimeoutMs: 60_000 });
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'ask: Go? | Yes | No' });
+    const q = await phone.waitFor(is('question.request'));
+    timers.advance(60_000);
+    expect(await phone.waitFor(is('question.closed'))).toMatchObject({
+      questionId: q.questionId,
+      resolution: 'expired',
+    });
+    expect((await finalOf(phone, r.sessionId!)).summary).toBe('Asked "Go?": no answer (expired)');
+    const r2 = await dispatch(phone, { prompt: 'ask: Again? | Yes | No' });
+    const q2 = await phone.waitFor(
+      (m) => m.type === 'question.request' && m.questionId !== q.questionId,
+    );
+    w.machine.disposeSession(r2.sessionId!);
+    expect(
+      await phone.waitFor((m) => m.type === 'question.closed' && m.questionId !== q.questionId),
+    ).toMatchObject({
+      questionId: (q2 as { questionId: string }).questionId,
+      resolution: 'cancelled',
+    });
   });
 
   it('approvals are never auto-allowed: an unanswered one expires (resolution expired) and the tool does not run', async () => {

@@ -288,6 +288,14 @@ describe('Session', () => {
       { tool: 'edit', count: 2 },
     ]);
   });
+  it('a tool name that merely ends in x and digits is not split ("fix2", "vim-x11")', () => {
+    const r = update({ ...SESSION, steps: ['fix2', 'vim-x11', 'read×3'] });
+    expect(r.ok && r.value.type === 'session.update' && r.value.session.steps).toEqual([
+      { tool: 'fix2' },
+      { tool: 'vim-x11' },
+      { tool: 'read', count: 3 },
+    ]);
+  });
   it.each([[[5]], [['']], [[{ count: 2 }]], [[{ tool: 'read', count: -1 }]]])(
     'steps %j are invalid',
     (steps) => {

@@ -34,6 +34,8 @@ describe('pairing payload (spec "Crypto": base64url of {v, relay, secret, machin
     ['not UTF-8', toBase64Url(new Uint8Array([0xff, 0xfe])), 'not-json'],
     ['an array', codeFor([1]), 'not-object'],
     ['null', codeFor(null), 'not-object'],
+    ['a number', codeFor(5), 'not-object'],
+    ['a string', codeFor('pair'), 'not-object'],
     ['v 2', codeFor({ ...good, v: 2 }), 'unsupported-version'],
     ['v missing', codeFor({ ...good, v: undefined }), 'unsupported-version'],
     ['v "1"', codeFor({ ...good, v: '1' }), 'unsupported-version'],

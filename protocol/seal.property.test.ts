@@ -29,7 +29,7 @@ describe('seal/open properties (spec "Crypto"; "Decryption failure ⇒ visible e
         bytes[pos % bytes.length]! ^= 1 << bit;
         expect(codeOf(open(toBase64(bytes), key))).toBe('auth-failed');
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 
@@ -42,7 +42,7 @@ describe('seal/open properties (spec "Crypto"; "Decryption failure ⇒ visible e
         const expected = len < NONCE_BYTES + BOX_OVERHEAD_BYTES ? 'too-short' : 'auth-failed';
         expect(codeOf(open(toBase64(bytes.subarray(0, len)), key))).toBe(expected);
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 

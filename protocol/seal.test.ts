@@ -22,6 +22,11 @@ describe('seal/open (spec "Crypto": secretbox, base64(nonce ‖ box))', () => {
     expect(codeOf(open('not base64!', key))).toBe('bad-base64');
   });
 
+  it('Decryption failure is a value: a payload that is not a string is bad-base64, not a throw', () => {
+    expect(codeOf(open(42 as unknown as string, key))).toBe('bad-base64');
+    expect(codeOf(open(null as unknown as string, key))).toBe('bad-base64');
+  });
+
   it('Decryption failure is a value: too-short (under nonce + tag)', () => {
     expect(codeOf(open(toBase64(new Uint8Array(39)), key))).toBe('too-short');
   });

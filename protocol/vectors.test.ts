@@ -8,7 +8,7 @@ import { secretbox } from './test-support/xsalsa20poly1305.ts';
 
 describe('known-answer vectors (protocol/vectors/*.json, made without protocol/ or tweetnacl)', () => {
   const checks = checkVectors();
-  it('cover at least five secrets incl. all-zero and all-0xFF, sealed messages, pairing codes', () => {
+  it('cover at least five secrets incl. all-zero and all-0xFF, sealed messages, pairing codes, parse outcomes, pushes', () => {
     const groups = (g: string) => checks.filter((c) => c.group === g).map((c) => c.name);
     expect(groups('keys').length).toBeGreaterThanOrEqual(5);
     expect(groups('keys')).toEqual(expect.arrayContaining(['all-zero', 'all-0xff']));
@@ -16,6 +16,8 @@ describe('known-answer vectors (protocol/vectors/*.json, made without protocol/ 
     expect(groups('open-failure').length).toBeGreaterThanOrEqual(5);
     expect(groups('pairing').length).toBeGreaterThanOrEqual(5);
     expect(groups('pairing-invalid').length).toBeGreaterThanOrEqual(8);
+    expect(groups('messages').length).toBeGreaterThanOrEqual(34);
+    expect(groups('push').length).toBe(4);
   });
 
   it.each(checks.map((c) => [`${c.group}: ${c.name}`, c.problem] as const))(

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, SETTING_SPECS, helpText, parseSettings } from './config.ts';
 
@@ -82,6 +83,13 @@ describe('relay settings: flags win over RELAY_* variables, which win over defau
       expect(spec, key).toBeDefined();
       expect(help).toContain(`--${spec?.flag}`);
       expect(help).toContain(spec?.env);
+    }
+  });
+  it('docs/relay.md documents every flag and environment variable', () => {
+    const doc = fs.readFileSync(new URL('../docs/relay.md', import.meta.url), 'utf8');
+    for (const spec of SETTING_SPECS) {
+      expect(doc, spec.flag).toContain(`\`--${spec.flag}\``);
+      expect(doc, spec.env).toContain(`\`${spec.env}\``);
     }
   });
 });

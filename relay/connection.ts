@@ -16,7 +16,7 @@ import {
 import type { Context } from './context.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
-import { scanMsg } from './scan.ts';
+import { roomIs, scanMsg, type ScannedMsg } from './scan.ts';
 import { checkSubscription } from './push-endpoint.ts';
 import type { TimerHandle } from './timers.ts';
 
@@ -107,15 +107,26 @@ export class Connection implements Peer {
     if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
     const scanned = scanMsg(data);
     if (scanned !== null) {
+      const room = this.joinedRoom(data, scanned);
+      // Not a joined room (or not a valid id): the parser gives the exact reply.
+      if (room === null) return this.onSlowFrame(data);
       const push =
         scanned.pushPayload === null
           ? null
           : scanned.pushTag === null
             ? { payload: scanned.pushPayload }
             : { payload: scanned.pushPayload, tag: scanned.pushTag };
-      return this.onMsg(scanned.room, data, push, scanned.pushStart);
+      return this.onMsg(room, data, push, scanned.pushStart);
     }
     this.onSlowFrame(data);
+  }
+
+  /** The joined room the scanned frame names, found by comparing bytes (no string built). */
+  private joinedRoom(data: Buffer, scanned: ScannedMsg): string | null {
+    for (const room of (this.rooms as Map<string, Role>).keys()) {
+      if (roomIs(data, scanned, room)) return room;
+    }
+    return null;
   }
 
   private takeToken(now: number): boolean {
@@ -176,17 +187,14 @@ export class Connection implements Peer {
   }
 
   private onMsg(room: string, data: Buffer, push: PushHint | null, pushStart: number): void {
+    // Size caps first, as in parseClientFrame, so both paths give the same reply.
+    if (push !== null && Buffer.byteLength(push.payload) > MAX_PUSH_PAYLOAD_BYTES) {
+      return this.error('too-large', `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`);
+    }
     const role = (this.rooms as Map<string, Role>).get(room);
     if (role === undefined) return this.error('bad-frame', 'not joined to this room');
-    if (push !== null) {
-      if (role === 'phone') return this.error('bad-frame', 'a phone may not send a push hint');
-      if (push.payload.length > MAX_PUSH_PAYLOAD_BYTES) {
-        return this.error(
-          'too-large',
-          `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`,
-        );
-      }
-    }
+    if (push !== null && role === 'phone')
+      return this.error('bad-frame', 'a phone may not send a push hint');
     // Phones never receive `push` (D6): strip it; otherwise forward the bytes as they came.
     const out =
       push === null

@@ -187,10 +187,117 @@ export function pairingVectors() {
   return { valid: payloads.map((payload) => ({ payload, code: b64url(payload) })), invalid };
 }
 
+type Outcome = { ok: true } | { ignored: string } | { invalid: true; reason?: string };
+
+/** Parse outcomes every receiver must agree on (D12, forward compatibility, v1.2 access). */
+export function messageVectors() {
+  const cases: { name: string; parser: 'machine' | 'phone'; input: unknown; expect: Outcome }[] =
+    [];
+  for (const [type, m] of Object.entries(MACHINE_MESSAGES)) {
+    cases.push({
+      name: `${type} is accepted by the phone`,
+      parser: 'machine',
+      input: m,
+      expect: { ok: true },
+    });
+    cases.push({
+      name: `${type} is ignored by the machine (D12)`,
+      parser: 'phone',
+      input: m,
+      expect: { ignored: 'wrong-direction' },
+    });
+  }
+  for (const [type, m] of Object.entries(PHONE_MESSAGES)) {
+    cases.push({
+      name: `${type} is accepted by the machine`,
+      parser: 'phone',
+      input: m,
+      expect: { ok: true },
+    });
+    cases.push({
+      name: `${type} is ignored by the phone (D12)`,
+      parser: 'machine',
+      input: m,
+      expect: { ignored: 'wrong-direction' },
+    });
+  }
+  const status = MACHINE_MESSAGES['machine.status'];
+  const dispatch = PHONE_MESSAGES['dispatch.request'];
+  cases.push(
+    {
+      name: 'unknown type',
+      parser: 'machine',
+      input: { v: 1, type: 'session.teleport', ts: 1 },
+      expect: { ignored: 'unknown-type' },
+    },
+    {
+      name: 'unknown v',
+      parser: 'machine',
+      input: { ...status, v: 2 },
+      expect: { ignored: 'unknown-version' },
+    },
+    {
+      name: 'missing ts',
+      parser: 'machine',
+      input: { ...status, ts: undefined },
+      expect: { invalid: true },
+    },
+    {
+      name: 'unknown access value',
+      parser: 'phone',
+      input: { ...dispatch, access: 'root' },
+      expect: { invalid: true, reason: 'bad-access-value' },
+    },
+    {
+      name: 'unknown decision',
+      parser: 'phone',
+      input: { ...PHONE_MESSAGES['approval.respond'], decision: 'ok' },
+      expect: { invalid: true },
+    },
+  );
+  return { cases: JSON.parse(JSON.stringify(cases)) as typeof cases };
+}
+
+/** Compact pushes sealed with fixed nonces: what the service worker opens (D6, D9). */
+export function pushVectors() {
+  const pushes = [
+    {
+      v: 1,
+      type: 'push',
+      kind: 'approval',
+      sessionId: 's-1',
+      title: 'Run bash',
+      approvalId: 'a-1',
+    },
+    {
+      v: 1,
+      type: 'push',
+      kind: 'question',
+      sessionId: 's-1',
+      title: 'Which database?',
+      questionId: 'qq-1',
+    },
+    { v: 1, type: 'push', kind: 'done', sessionId: 's-2', title: 'テストを修正しました ✅' },
+    { v: 1, type: 'push', kind: 'error', sessionId: 's-3', title: 'worktree failed' },
+  ];
+  return pushes.map((push, i) => {
+    const nonce = bytes(24, (j) => (i * 31 + j) & 0xff);
+    const key = keyOf(i);
+    return {
+      keyHex: hex(key),
+      nonceHex: hex(nonce),
+      push,
+      payload: sealWith(new TextEncoder().encode(JSON.stringify(push)), nonce, key),
+    };
+  });
+}
+
 export const VECTOR_FILES = {
   'keys.json': keyVectors,
   'seal.json': sealVectors,
   'pairing.json': pairingVectors,
+  'messages.json': messageVectors,
+  'push.json': pushVectors,
 } as const;
 
 export const vectorsDir = path.join(

@@ -4,6 +4,11 @@ import { deriveKey, deriveRoomId } from '../keys.ts';
 import { encodePairing, parsePairing } from '../pairing.ts';
 import { open, seal } from '../seal.ts';
 import { toBase64Url } from '../bytes.ts';
+import { parseMachineMessage, parsePhoneMessage } from '../messages.ts';
+import { parseCompactPush } from '../push.ts';
+import { MAX_PUSH_PAYLOAD_BYTES } from '../limits.ts';
+import messages from '../vectors/messages.json';
+import pushes from '../vectors/push.json';
 import keys from '../vectors/keys.json';
 import sealed from '../vectors/seal.json';
 import pairing from '../vectors/pairing.json';
@@ -15,7 +20,18 @@ export const toHex = (b: Uint8Array): string =>
 
 export type VectorCheck = { group: string; name: string; problem: string | null };
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** Deep equality of JSON values, ignoring key order. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
+}
 
 export function checkVectors(): VectorCheck[] {
   const out: VectorCheck[] = [];
@@ -89,6 +105,48 @@ export function checkVectors(): VectorCheck[] {
       'pairing-invalid',
       v.name,
       r.ok ? 'accepted' : r.code !== v.error ? `${r.code} ≠ ${v.error}` : null,
+    );
+  }
+
+  for (const v of messages.cases) {
+    const parse = v.parser === 'machine' ? parseMachineMessage : parsePhoneMessage;
+    const r = parse(v.input);
+    const e = v.expect as { ok?: true; ignored?: string; invalid?: true; reason?: string };
+    const got = r.ok
+      ? 'ok'
+      : r.ignored
+        ? `ignored:${r.code}`
+        : `invalid${r.reason ? `:${r.reason}` : ''}`;
+    const want = e.ok
+      ? 'ok'
+      : e.ignored
+        ? `ignored:${e.ignored}`
+        : `invalid${e.reason ? `:${e.reason}` : ''}`;
+    check(
+      'messages',
+      v.name,
+      got !== want
+        ? `${got} ≠ ${want}`
+        : r.ok && !same(r.value, v.input)
+          ? 'parsed value differs'
+          : null,
+    );
+  }
+
+  for (const v of pushes) {
+    const key = fromHex(v.keyHex);
+    const opened = open(v.payload, key);
+    const parsed = opened.ok ? parseCompactPush(opened.value) : null;
+    check(
+      'push',
+      `${v.push.kind} push`,
+      seal(v.push, key, fromHex(v.nonceHex)) !== v.payload
+        ? 'sealed payload differs'
+        : v.payload.length > MAX_PUSH_PAYLOAD_BYTES
+          ? 'over 3 KiB'
+          : !parsed || !parsed.ok || !same(parsed.value, v.push)
+            ? 'does not open and parse to the push'
+            : null,
     );
   }
   return out;

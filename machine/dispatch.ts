@@ -1,0 +1,94 @@
+import {
+  MAX_PROMPT_BYTES,
+  MAX_PROMPT_CHARS,
+  textLimitReason,
+  type DispatchRequest,
+  type DispatchResult,
+  type ReasonCode,
+} from '../protocol/index.ts';
+import type { Core } from './core.ts';
+import { checkCwd } from './cwd-guard.ts';
+import type { Turns } from './turns.ts';
+import { addWorktree } from './worktree.ts';
+
+// dispatch.request → dispatch.result. Every refusal is visible (ok:false with a reason code),
+// never a silent clamp: dispatch off, full access off, prompt limits, the cwd guard, a failed
+// worktree. Outside a git repository a worktree request runs in place with a note.
+
+export async function runDispatch(
+  m: DispatchRequest,
+  deps: { core: Core; turns: Turns; roots: readonly string[]; allowFullAccess: boolean },
+): Promise<DispatchResult> {
+  const { core, turns } = deps;
+  const now = () => core.timers.now();
+  const refuse = (reason: ReasonCode, error: string): DispatchResult => ({
+    v: 1,
+    type: 'dispatch.result',
+    ts: now(),
+    requestId: m.requestId,
+    ok: false,
+    error,
+    reason,
+  });
+  const access = m.access ?? 'standard';
+  if (deps.roots.length === 0)
+    return refuse(
+      'dispatch-disabled',
+      'dispatch is off on this machine: start it with --root <folder>',
+    );
+  if (access === 'full' && !deps.allowFullAccess) {
+    return refuse(
+      'full-access-disabled',
+      'full access is off on this machine: start it with --allow-full-access',
+    );
+  }
+  const promptLimit = textLimitReason(m.prompt, 'prompt');
+  if (promptLimit !== null) {
+    return refuse(
+      promptLimit,
+      promptLimit === 'prompt-too-long-chars'
+        ? `the prompt is longer than ${MAX_PROMPT_CHARS} characters`
+        : `the prompt is larger than ${MAX_PROMPT_BYTES} bytes`,
+    );
+  }
+  if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
+  const cwd = await checkCwd(m.cwd, deps.roots);
+  if (!cwd.ok) return refuse(cwd.reason, cwd.message);
+  let runIn = cwd.cwd;
+  let note: { note: string; reason: ReasonCode } | null = null;
+  let worktree: { path: string; branch: string } | undefined;
+  if (m.worktree) {
+    const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
+    const w = await addWorktree(cwd.cwd, shortId);
+    if (!w.ok) return refuse('worktree-failed', w.message);
+    if (w.kind === 'not-a-git-repo') {
+      note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
+    } else {
+      runIn = w.cwd;
+      worktree = { path: w.worktreePath, branch: w.branch };
+    }
+  }
+  const s = core.sessions.create({
+    prompt: m.prompt,
+    cwd: runIn,
+    dispatched: true,
+    access,
+    now: now(),
+    ...(worktree ? { worktree } : {}),
+  });
+  core.log(
+    'info',
+    'dispatched',
+    `session ${s.sessionId.slice(0, 8)} in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
+  );
+  turns.start(s, m.prompt);
+  return {
+    v: 1,
+    type: 'dispatch.result',
+    ts: now(),
+    requestId: m.requestId,
+    ok: true,
+    sessionId: s.sessionId,
+    ...(note ?? {}),
+  };
+}

@@ -1,0 +1,104 @@
+import type {
+  ApprovalResolution,
+  BackoffProfile,
+  CompactPushFields,
+  MachineMessage,
+  QuestionAnswer,
+  QuestionItem,
+  Session,
+} from '../protocol/index.ts';
+import type { Log } from './log.ts';
+import type { OpenApproval, OpenQuestion } from './pending.ts';
+import type { Timers } from './timers.ts';
+import type { ToolHostProvider } from './tool-host.ts';
+import type { StoredEntry } from './transcript.ts';
+
+// The in-process machine's options and handle (createMachine in machine.ts).
+
+export type MachineOptions = {
+  relay: string;
+  name: string;
+  /** `--root` values as typed: resolved (absolute, ~-expanded, realpath) here. */
+  roots: readonly string[];
+  stateDir: string;
+  appUrl: string;
+  allowFullAccess?: boolean;
+  rePair?: boolean;
+  log?: Log;
+  /** Clock and timers for every rule about time (coalescing, 60 s status, D11, expiry, sleep:). */
+  timers?: Timers;
+  /** Reconnect jitter. */
+  random?: () => number;
+  backoff?: BackoffProfile;
+  /** Where tools run; default: the local host over the allowed roots. */
+  toolHost?: ToolHostProvider;
+  approvalTimeoutMs?: number;
+  questionTimeoutMs?: number;
+  /** Sees every frame the machine sends, with the message inside (tests, the desk). */
+  onSend?: (message: MachineMessage, push: CompactPushFields | undefined, frame: string) => void;
+};
+
+export type MachineEvents = {
+  approvalOpened?(a: OpenApproval): void;
+  approvalClosed?(a: OpenApproval, resolution: ApprovalResolution): void;
+  questionOpened?(q: OpenQuestion): void;
+  questionClosed?(q: OpenQuestion, resolution: string): void;
+  rePairNeeded?(needed: boolean): void;
+  relayError?(code: string, message: string): void;
+  connected?(): void;
+};
+
+export type MachineStatusView = {
+  connected: boolean;
+  phoneOnline: boolean;
+  rePairNeeded: boolean;
+  errorState: boolean;
+  consecutiveFailures: number;
+};
+
+export type LocalResult =
+  { ok: true } | { ok: false; code: 'not-pending' | 'bad-answer' | 'no-session'; message: string };
+
+export type MachineHandle = {
+  readonly pairing: {
+    code: string;
+    link: string;
+    roomId: string;
+    codeFile: string;
+    created: boolean;
+  };
+  readonly allowedRoots: readonly string[];
+  status(): MachineStatusView;
+  sessions(): Session[];
+  transcript(sessionId: string): readonly StoredEntry[];
+  pendingApprovals(): OpenApproval[];
+  pendingQuestions(): OpenQuestion[];
+  /** The desk: answers here close the phone's card with `local`. */
+  answerApproval(approvalId: string, decision: 'allow' | 'deny'): LocalResult;
+  answerQuestion(questionId: string, answers: QuestionAnswer[]): LocalResult;
+  /** Scripted events: a local (not dispatched) session running a script or the demo. */
+  startSession(prompt: string, cwd: string): string;
+  /** Raises an approval on a session (a local one is made when none is named). */
+  raiseApproval(fields: { sessionId?: string; title: string; detail: string }): {
+    approvalId: string;
+    outcome: Promise<ApprovalResolution>;
+  };
+  raiseQuestion(fields: { sessionId?: string; items: QuestionItem[] }): {
+    questionId: string;
+    outcome: Promise<string>;
+  };
+  disposeSession(sessionId: string): LocalResult;
+  /** Waits for the relay's hello-ok (bounded). */
+  connected(timeoutMs?: number): Promise<void>;
+  on(events: MachineEvents): () => void;
+  close(): Promise<void>;
+};
+
+export class MachineStartError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import type { MachineMessage } from '../protocol/index.ts';
+import { makeUpdateScheduler } from './activity.ts';
+import type { Core } from './core.ts';
+import { makeLocalToolHost } from './local-tool-host.ts';
+import { makePending } from './pending.ts';
+import { makePhoneActions } from './phone-actions.ts';
+import { makeSessionStore } from './sessions.ts';
+import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeTurns } from './turns.ts';
+
+// The machine's action layer without a relay: what it sends is captured, so a test can push
+// hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
+function setup() {
+  const timers = makeManualTimers(Date.now());
+  const sent: MachineMessage[] = [];
+  const sessions = makeSessionStore();
+  const pending = makePending({
+    timers,
+    events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
+  });
+  const scheduler = makeUpdateScheduler({ coalesceMs: 800, timers, emit: () => {} });
+  const host = makeLocalToolHost({ roots: [] });
+  const core: Core = {
+    timers,
+    log: () => {},
+    sessions,
+    pending,
+    scheduler,
+    send: (m) => sent.push(m),
+    host: () => host,
+  };
+  const actions = makePhoneActions({
+    core,
+    turns: makeTurns(core),
+    roots: [],
+    allowFullAccess: false,
+    sendSnapshotAndRemind: () => {},
+  });
+  return { timers, sent, pending, actions };
+}
+
+describe('D11: every requestId seen within the window is remembered, not only the last 256', () => {
+  it('a duplicate whose result left the 256-entry LRU is refused, never run again', async () => {
+    const { sent, pending, actions } = setup();
+    const first = randomUUID();
+    const { approval } = pending.openApproval('s', 't', 'd');
+    await actions.handle({
+      v: 1,
+      type: 'approval.respond',
+      ts: Date.now(),
+      requestId: first,
+      approvalId: approval.approvalId,
+      decision: 'deny',
+    });
+    expect(sent.at(-1)).toMatchObject({ type: 'approval.closed', resolution: 'deny' });
+    for (let i = 0; i < 300; i++) {
+      await actions.handle({
+        v: 1,
+        type: 'approval.respond',
+        ts: Date.now(),
+        requestId: randomUUID(),
+        approvalId: randomUUID(),
+        decision: 'allow',
+      });
+    }
+    const second = pending.openApproval('s', 't', 'd').approval;
+    // Same requestId, now aimed at a new pending approval: a replayed "allow" must not land.
+    await actions.handle({
+      v: 1,
+      type: 'approval.respond',
+      ts: Date.now(),
+      requestId: first,
+      approvalId: second.approvalId,
+      decision: 'allow',
+    });
+    expect(sent.at(-1)).toMatchObject({ type: 'error', context: 'approval.respond' });
+    expect((sent.at(-1) as { message: string }).message).toContain('already handled');
+    expect(pending.approval(second.approvalId)).toBeDefined();
+  });
+
+  it('a duplicate still in the LRU gets its original result again, even aimed at another id', async () => {
+    const { sent, pending, actions } = setup();
+    const rid = randomUUID();
+    const a = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle({
+      v: 1,
+      type: 'approval.respond',
+      ts: Date.now(),
+      requestId: rid,
+      approvalId: a.approvalId,
+      decision: 'allow',
+    });
+    const original = sent.at(-1);
+    const b = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle({
+      v: 1,
+      type: 'approval.respond',
+      ts: Date.now(),
+      requestId: rid,
+      approvalId: b.approvalId,
+      decision: 'allow',
+    });
+    expect(sent.at(-1)).toBe(original);
+    expect(pending.approval(b.approvalId)).toBeDefined();
+  });
+});

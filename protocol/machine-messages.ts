@@ -1,0 +1,133 @@
+// machine → phone: one parser per message type of the spec table (plus v1.2 questions).
+import { APPROVAL_RESOLUTIONS, QUESTION_RESOLUTIONS } from './closed-sets.ts';
+import {
+  Invalid,
+  bool,
+  defined,
+  id,
+  int,
+  list,
+  oneOf,
+  optBool,
+  optId,
+  optStr,
+  str,
+  strings,
+  unique,
+} from './check.ts';
+import {
+  MAX_ALLOWED_ROOTS,
+  MAX_QUESTION_ITEMS,
+  MAX_SESSIONS,
+  MAX_TRANSCRIPT_ENTRIES,
+  base,
+  capabilities,
+  parseSession,
+  questionItem,
+  reason,
+  transcriptEntry,
+  type Parser,
+} from './message-parts.ts';
+import type { MachineMessage } from './message-types.ts';
+
+export const MACHINE_PARSERS: {
+  [K in MachineMessage['type']]: Parser<Extract<MachineMessage, { type: K }>>;
+} = {
+  'machine.status': (o) =>
+    defined({
+      ...base(o),
+      type: 'machine.status',
+      machine: str(o, 'machine'),
+      pluginVersion: str(o, 'pluginVersion', 64),
+      dshVersion: optStr(o, 'dshVersion', 64),
+      allowedRoots:
+        o.allowedRoots === undefined ? undefined : strings(o, 'allowedRoots', MAX_ALLOWED_ROOTS),
+      capabilities: o.capabilities === undefined ? undefined : capabilities(o.capabilities),
+    }),
+  'session.snapshot': (o) => ({
+    ...base(o),
+    type: 'session.snapshot',
+    sessions: list(o, 'sessions', MAX_SESSIONS, parseSession),
+  }),
+  'session.update': (o) => ({
+    ...base(o),
+    type: 'session.update',
+    session: parseSession(o.session),
+  }),
+  'approval.request': (o) => ({
+    ...base(o),
+    type: 'approval.request',
+    approvalId: id(o, 'approvalId'),
+    sessionId: id(o, 'sessionId'),
+    title: str(o, 'title'),
+    detail: str(o, 'detail'),
+    createdAt: int(o, 'createdAt'),
+  }),
+  'approval.closed': (o) => ({
+    ...base(o),
+    type: 'approval.closed',
+    approvalId: id(o, 'approvalId'),
+    resolution: oneOf(o, 'resolution', APPROVAL_RESOLUTIONS),
+  }),
+  'dispatch.result': (o) =>
+    defined({
+      ...base(o),
+      type: 'dispatch.result',
+      requestId: id(o, 'requestId'),
+      ok: bool(o, 'ok'),
+      sessionId: optId(o, 'sessionId'),
+      error: optStr(o, 'error'),
+      note: optStr(o, 'note'),
+      ...reason(o),
+    }),
+  'question.request': (o) => {
+    const items = list(o, 'items', MAX_QUESTION_ITEMS, questionItem);
+    if (items.length === 0) throw new Invalid('items must not be empty');
+    unique(
+      items.map((x) => x.id),
+      'item ids',
+    );
+    return {
+      ...base(o),
+      type: 'question.request',
+      questionId: id(o, 'questionId'),
+      sessionId: id(o, 'sessionId'),
+      items,
+      createdAt: int(o, 'createdAt'),
+    };
+  },
+  'question.closed': (o) => ({
+    ...base(o),
+    type: 'question.closed',
+    questionId: id(o, 'questionId'),
+    resolution: oneOf(o, 'resolution', QUESTION_RESOLUTIONS),
+  }),
+  'turn.final': (o) =>
+    defined({
+      ...base(o),
+      type: 'turn.final',
+      sessionId: id(o, 'sessionId'),
+      ok: bool(o, 'ok'),
+      summary: str(o, 'summary'),
+      ...reason(o),
+    }),
+  transcript: (o) =>
+    defined({
+      ...base(o),
+      type: 'transcript',
+      requestId: id(o, 'requestId'),
+      sessionId: id(o, 'sessionId'),
+      entries: list(o, 'entries', MAX_TRANSCRIPT_ENTRIES, transcriptEntry),
+      more: optBool(o, 'more'),
+      ...reason(o),
+    }),
+  error: (o) =>
+    defined({
+      ...base(o),
+      type: 'error',
+      message: str(o, 'message'),
+      context: optStr(o, 'context'),
+      sessionId: optId(o, 'sessionId'),
+      ...reason(o),
+    }),
+};

@@ -1,0 +1,126 @@
+// Parsers for the pieces several messages share (sessions, question items, transcript entries,
+// answers) and the bounds they enforce. They throw `Invalid`; messages.ts turns that into a result.
+import { ACCESS_LEVELS, SESSION_STATES, TRANSCRIPT_ROLES } from './closed-sets.ts';
+import {
+  Invalid,
+  bool,
+  defined,
+  id,
+  int,
+  isObject,
+  list,
+  obj,
+  oneOf,
+  optBool,
+  optInt,
+  optStr,
+  str,
+  strings,
+  unique,
+  type Fields,
+} from './check.ts';
+import type {
+  Capabilities,
+  QuestionAnswer,
+  QuestionItem,
+  Session,
+  SessionStep,
+  TranscriptEntry,
+} from './message-types.ts';
+
+export const MAX_SESSIONS = 1000;
+export const MAX_STEPS = 256;
+export const MAX_ALLOWED_ROOTS = 256;
+export const MAX_QUESTION_ITEMS = 32;
+export const MAX_QUESTION_OPTIONS = 64;
+export const MAX_TRANSCRIPT_ENTRIES = 2000;
+
+export type Parser<T> = (o: Fields) => T;
+
+export const base = (o: Fields) => ({ v: 1 as const, ts: int(o, 'ts') });
+
+export function reason(o: Fields): { reason?: string } {
+  const r = o.reason;
+  // "a stable code (plus params)": accept `{code, …}` too, keep only the code.
+  if (isObject(r) && typeof r.code === 'string') return { reason: str(r, 'code', 64) };
+  return defined({ reason: optStr(o, 'reason', 64) });
+}
+
+export function capabilities(v: unknown): Capabilities {
+  const c = obj(v, 'capabilities');
+  return {
+    fullAccessDispatch: optBool(c, 'fullAccessDispatch') ?? false,
+    questionForwarding: optBool(c, 'questionForwarding') ?? false,
+  };
+}
+
+function step(v: unknown): SessionStep {
+  if (typeof v === 'string') {
+    // Compact form "read ×5" (or "read x5"): the tool name and the collapsed repeat count.
+    const m = /^(.+?)(?:\s*×|\s+x)(\d+)$/.exec(v);
+    if (m && m[1]) return { tool: m[1], count: Number(m[2]) };
+    if (v.length > 0) return { tool: v };
+  }
+  if (isObject(v)) return defined({ tool: str(v, 'tool', 256), count: optInt(v, 'count') });
+  throw new Invalid('a step must be a tool name or {tool, count}');
+}
+
+export function parseSession(v: unknown): Session {
+  const o = obj(v, 'session');
+  return defined({
+    sessionId: id(o, 'sessionId'),
+    title: str(o, 'title'),
+    cwd: str(o, 'cwd'),
+    state: oneOf(o, 'state', SESSION_STATES),
+    lastActivity: int(o, 'lastActivity'),
+    dispatched: bool(o, 'dispatched'),
+    access: o.access === undefined ? undefined : oneOf(o, 'access', ACCESS_LEVELS),
+    live: optBool(o, 'live'),
+    activity: optStr(o, 'activity', 256),
+    steps: o.steps === undefined ? undefined : list(o, 'steps', MAX_STEPS, step),
+    stepCount: optInt(o, 'stepCount'),
+  });
+}
+
+export function questionItem(v: unknown): QuestionItem {
+  const o = obj(v, 'item');
+  const options = list(o, 'options', MAX_QUESTION_OPTIONS, (ov) => {
+    const opt = obj(ov, 'option');
+    return defined({
+      id: id(opt, 'id'),
+      label: str(opt, 'label'),
+      description: optStr(opt, 'description'),
+    });
+  });
+  unique(
+    options.map((x) => x.id),
+    'option ids',
+  );
+  return {
+    id: id(o, 'id'),
+    prompt: str(o, 'prompt'),
+    options,
+    multiSelect: bool(o, 'multiSelect'),
+    allowFreeText: bool(o, 'allowFreeText'),
+  };
+}
+
+export function transcriptEntry(v: unknown): TranscriptEntry {
+  const o = obj(v, 'entry');
+  return defined({
+    seq: int(o, 'seq'),
+    role: oneOf(o, 'role', TRANSCRIPT_ROLES),
+    text: str(o, 'text'),
+    ts: int(o, 'ts'),
+    truncated: optBool(o, 'truncated'),
+  });
+}
+
+export function answer(v: unknown): QuestionAnswer {
+  const o = obj(v, 'answer');
+  return defined({
+    itemId: id(o, 'itemId'),
+    optionIds: strings(o, 'optionIds', MAX_QUESTION_OPTIONS, 128),
+    freeText: optStr(o, 'freeText'),
+  });
+}
