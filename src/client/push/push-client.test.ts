@@ -150,6 +150,20 @@ describe('Issue 8 §2: enabling notifications from a tap', () => {
     expect(h.client.state().enabled).toBe(false);
   });
 
+  it('the browser refuses to subscribe: subscribe-failed, notifications stay off, nothing sent', async () => {
+    const h = harness({ rooms: [laptop] });
+    h.platform.platform.subscribe = () =>
+      Promise.reject(new Error('AbortError: push service error'));
+    await h.client.enable();
+    expect(h.client.state()).toMatchObject({
+      enabled: false,
+      busy: false,
+      error: { code: PUSH_ERRORS.subscribeFailed },
+    });
+    expect(h.data.get(PUSH_CLIENT_KEY)).toMatchObject({ enabled: false });
+    expect(h.sent).toEqual([]);
+  });
+
   it('a machine on a relay with another VAPID key is marked other-relay-key, the rest work', async () => {
     const far = { roomId: 'room-far-000001', relay: 'wss://other.example' };
     const h = harness({

@@ -315,7 +315,15 @@ export function makePushClient(deps: PushClientDeps): PushClient {
       state = rest;
       set({ enabled: true });
       // With no machine yet there is no relay key: the first pairing's hello subscribes.
-      if (key && (await ensureSubscription(key.value))) await refreshAll();
+      if (key) {
+        if (!(await ensureSubscription(key.value))) {
+          // No subscription: notifications are not on, whatever the permission says.
+          await save({ enabled: false });
+          set({ enabled: false, busy: false });
+          return;
+        }
+        await refreshAll();
+      }
       set({ busy: false });
     },
 
