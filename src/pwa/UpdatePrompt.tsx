@@ -1,11 +1,9 @@
 import { Show, createEffect, createSignal, onCleanup } from 'solid-js';
+import { PWA_STRINGS, type UiLanguage } from './strings.ts';
 import type { UpdateFlow } from './update-flow.ts';
 
-export type UpdatePromptLabels = { message: string; reload: string };
-const ENGLISH: UpdatePromptLabels = { message: 'New version available.', reload: 'Reload' };
-
 /** A non-modal banner: it never takes focus, so typing elsewhere is never interrupted. */
-export function UpdatePrompt(props: { flow: UpdateFlow | null; labels?: UpdatePromptLabels }) {
+export function UpdatePrompt(props: { flow: UpdateFlow | null; language?: UiLanguage }) {
   const [waiting, setWaiting] = createSignal(false);
   createEffect(() => {
     const flow = props.flow;
@@ -13,17 +11,17 @@ export function UpdatePrompt(props: { flow: UpdateFlow | null; labels?: UpdatePr
     setWaiting(flow.waiting());
     onCleanup(flow.onChange(() => setWaiting(flow.waiting())));
   });
-  const labels = () => props.labels ?? ENGLISH;
+  const s = () => PWA_STRINGS[props.language ?? 'en'];
   return (
     <Show when={waiting()}>
       <div class="update-prompt" role="status">
-        <span>{labels().message}</span>
+        <span>{s().updateMessage}</span>
         <button
           type="button"
           class="update-prompt__reload"
           onClick={() => props.flow?.applyUpdate()}
         >
-          {labels().reload}
+          {s().reload}
         </button>
       </div>
     </Show>

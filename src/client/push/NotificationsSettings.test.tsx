@@ -11,7 +11,7 @@ const IPHONE =
 const ANDROID =
   'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-function setup(userAgent: string, standalone = false) {
+function setup(userAgent: string, standalone = false, language: 'en' | 'zh' = 'en') {
   const calls: string[] = [];
   const data = new Map<string, unknown>();
   const platform: PushPlatform = {
@@ -44,6 +44,7 @@ function setup(userAgent: string, standalone = false) {
       client={client}
       machines={[{ roomId: 'room-laptop-0001', name: 'laptop' }]}
       platform={{ userAgent, maxTouchPoints: 5, standalone }}
+      language={language}
     />
   ));
   return { calls, data };
@@ -69,6 +70,14 @@ describe('Settings › Notifications (issue 8 §1–§2)', () => {
       expect(calls).toEqual(['requestPermission']);
       cleanup();
     }
+  });
+
+  it('in Chinese: the coach and the switch speak it', () => {
+    setup(IPHONE, false, 'zh');
+    expect(screen.getByText('安装应用以接收通知')).toBeTruthy();
+    cleanup();
+    setup(ANDROID, false, 'zh');
+    expect(screen.getByRole('button', { name: '开启通知' })).toBeTruthy();
   });
 
   it('the lock-screen privacy switch is off by default and writes the worker’s setting', async () => {

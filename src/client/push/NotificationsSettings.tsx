@@ -1,14 +1,9 @@
 import { For, Show, createSignal, onCleanup } from 'solid-js';
 import { InstallCoach } from '../../pwa/InstallCoach.tsx';
 import { INSTALL_ADVICE, installAdvice, type PlatformFacts } from '../../pwa/install-coach.ts';
+import type { UiLanguage } from '../../pwa/strings.ts';
 import { MACHINE_PUSH_STATES, type PushClient, type PushClientState } from './push-client.ts';
-
-const STATE_LABEL = {
-  [MACHINE_PUSH_STATES.off]: 'Off',
-  [MACHINE_PUSH_STATES.pending]: 'On — registers when connected',
-  [MACHINE_PUSH_STATES.subscribed]: 'On',
-  [MACHINE_PUSH_STATES.failed]: 'Not available',
-} as const;
+import { PUSH_UI_STRINGS, errorLabel, machineStateLabel } from './ui-strings.ts';
 
 const time = (ms: number) =>
   new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
@@ -21,7 +16,10 @@ export function NotificationsSettings(props: {
   client: PushClient;
   machines: readonly { roomId: string; name: string }[];
   platform: PlatformFacts;
+  language?: UiLanguage;
 }) {
+  const lang = () => props.language ?? 'en';
+  const s = () => PUSH_UI_STRINGS[lang()];
   // eslint-disable-next-line solid/reactivity -- the client is one object for the app's life
   const client = props.client;
   const [state, setState] = createSignal<PushClientState>(client.state());
@@ -30,8 +28,8 @@ export function NotificationsSettings(props: {
 
   return (
     <section class="notifications-settings" aria-labelledby="notifications-title">
-      <h2 id="notifications-title">Notifications</h2>
-      <InstallCoach platform={props.platform} />
+      <h2 id="notifications-title">{s().title}</h2>
+      <InstallCoach platform={props.platform} language={lang()} />
       <Show when={!needsInstall()}>
         <Show
           when={state().enabled && state().permission === 'granted'}
@@ -42,19 +40,19 @@ export function NotificationsSettings(props: {
               disabled={state().busy || state().permission === 'unsupported'}
               onClick={() => void client.enable()}
             >
-              Turn on notifications
+              {s().turnOn}
             </button>
           }
         >
-          <p>Notifications are on for this device.</p>
+          <p>{s().on}</p>
           <button type="button" disabled={state().busy} onClick={() => void client.disable()}>
-            Turn off notifications
+            {s().turnOff}
           </button>
         </Show>
         <Show when={state().error}>
           {(error) => (
             <p role="alert" class="notifications-settings__error" data-code={error().code}>
-              {error().message}
+              {errorLabel(lang(), error().code)}
             </p>
           )}
         </Show>
@@ -64,7 +62,7 @@ export function NotificationsSettings(props: {
             checked={state().settings.showSessionTitle}
             onChange={(e) => void client.setShowSessionTitle(e.currentTarget.checked)}
           />
-          Show the session title in notifications (it is visible on the lock screen)
+          {s().privacy}
         </label>
         <ul class="notifications-settings__machines">
           <For each={props.machines}>
@@ -74,17 +72,24 @@ export function NotificationsSettings(props: {
                 <li data-room={m.roomId}>
                   <strong>{m.name}</strong>:{' '}
                   <span class="push-state">
-                    {STATE_LABEL[entry()?.state ?? MACHINE_PUSH_STATES.off]}
+                    {machineStateLabel(lang(), entry()?.state ?? MACHINE_PUSH_STATES.off)}
                   </span>
-                  <Show when={entry()?.error}>{(e) => <span> — {e().message}</span>}</Show>
+                  <Show when={entry()?.error}>
+                    {(e) => <span> — {errorLabel(lang(), e().code)}</span>}
+                  </Show>
                   <Show when={entry()?.lastPush}>
-                    {(p) => <span class="push-last"> · last push {time(p().at)}</span>}
+                    {(p) => (
+                      <span class="push-last">
+                        {' '}
+                        · {s().lastPush} {time(p().at)}
+                      </span>
+                    )}
                   </Show>
                   <Show when={entry()?.receipt}>
                     {(r) => (
                       <span class="push-receipt" data-code={r().code}>
                         {' '}
-                        · relay: {r().code}
+                        · {s().relay}: {r().code}
                         {r().message ? ` (${r().message})` : ''}
                       </span>
                     )}
