@@ -366,3 +366,33 @@ describe('Relay error frames are shown, not dropped', () => {
     expect(client.state().relayNotices[RELAY]).toBeUndefined();
   });
 });
+
+describe('Seams for the push client (issue 8)', () => {
+  it('reports every join, lists paired rooms, and sends relay frames only on a joined room', async () => {
+    const joined: string[] = [];
+    const h = makeHarness();
+    const client = (await import('./client.ts')).makeClient({
+      kv: h.kv,
+      socket: h.sockets.factory,
+      timers: h.clock.timers,
+      now: h.clock.now,
+      onJoined: (room) => joined.push(room),
+    });
+    await client.start();
+    const p = pairingFor('laptop', 7);
+    await client.pair(p);
+    const m = machineOf(p);
+    const frame = {
+      kind: 'push-unsubscribe',
+      room: m.roomId,
+      endpoint: 'https://push.example/x',
+    } as const;
+    expect(client.sendFrame(m.roomId, frame)).toBe(false);
+    const ws = h.sockets.last();
+    connect(ws);
+    expect(joined).toEqual([m.roomId]);
+    expect(client.pairedRooms()).toEqual([{ roomId: m.roomId, relay: RELAY }]);
+    expect(client.sendFrame(m.roomId, frame)).toBe(true);
+    expect(ws.frames().at(-1)).toEqual(frame);
+  });
+});

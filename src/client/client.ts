@@ -10,6 +10,7 @@ import {
   type PhoneMessage,
   type QuestionAnswer,
   type AccessLevel,
+  type ClientFrame,
 } from '../../protocol/index.ts';
 import { makeClock, type Clock } from './clock.ts';
 import {
@@ -56,6 +57,8 @@ export type ClientDeps = {
   log?: (line: string) => void;
   /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
   pushEndpoint?: () => string | undefined;
+  /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
+  onJoined?: (roomId: string) => void;
 };
 
 export type DispatchInput = {
@@ -152,6 +155,7 @@ export function makeClient(deps: ClientDeps) {
         // Without the machine in the room the relay would drop a re-send; it goes out when the
         // machine's presence arrives instead.
         if (machineOnline) resend(event.room);
+        deps.onJoined?.(event.room);
         return;
       }
       case 'refused':
@@ -385,6 +389,14 @@ export function makeClient(deps: ClientDeps) {
       return sent ? requestId : null;
     },
     refresh: (roomId: string) => send(roomId, { type: 'sessions.get' }) !== null,
+    /** The paired rooms and their relays (for the push client). */
+    pairedRooms: () => pairings.list().map((p) => ({ roomId: p.roomId, relay: p.relay })),
+    /** Sends a relay frame for a joined room (push-subscribe / -unsubscribe); false otherwise. */
+    sendFrame(roomId: string, frame: ClientFrame): boolean {
+      const room = rooms.get(roomId);
+      const c = room ? connections.get(room.paired.relay) : undefined;
+      return !!c && c.isJoined(roomId) && c.send(frame);
+    },
     dismissNotice(relay: string) {
       const { [relay]: _n, ...rest } = relayNotices;
       relayNotices = rest;
