@@ -1,0 +1,59 @@
+// Reading /proc is the only reliable way to know a process group is gone on these machines:
+// orphans are not reaped, so kill(-pgid, 0) keeps succeeding for zombies. State Z (zombie) and
+// X (dead) count as dead.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export type ProcStat = {
+  readonly pid: number;
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+  /** Clock ticks after boot; with the pid it identifies one process across pid reuse. */
+  readonly startTime: string;
+};
+
+export const parseProcStat = (pid: number, text: string): ProcStat | null => {
+  // The command name is in parentheses and may itself contain spaces and ')'.
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const rest = text.slice(close + 2).split(' ');
+  const state = rest[0];
+  const ppid = Number(rest[1]);
+  const pgrp = Number(rest[2]);
+  const startTime = rest[19];
+  if (!state || !Number.isSafeInteger(ppid) || !Number.isSafeInteger(pgrp) || !startTime) {
+    return null;
+  }
+  return { pid, state, ppid, pgrp, startTime };
+};
+
+export const readProcStat = (pid: number): ProcStat | null => {
+  try {
+    return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return null;
+  }
+};
+
+export const isDeadState = (state: string): boolean => state === 'Z' || state === 'X';
+
+/** A process is alive when /proc has it and it is neither a zombie nor dead. */
+export const isProcessAlive = (pid: number, startTime?: string): boolean => {
+  const s = readProcStat(pid);
+  if (!s || isDeadState(s.state)) return false;
+  return startTime === undefined || s.startTime === startTime;
+};
+
+/** The live (non-zombie) members of a process group. */
+export const liveGroupMembers = (pgid: number): number[] => {
+  const live: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const code = name.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const s = readProcStat(Number(name));
+    if (s && s.pgrp === pgid && !isDeadState(s.state)) live.push(s.pid);
+  }
+  return live;
+};
+
+export const isGroupGone = (pgid: number): boolean => liveGroupMembers(pgid).length === 0;

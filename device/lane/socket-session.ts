@@ -1,0 +1,280 @@
+import { randomBytes, verify } from 'node:crypto';
+import type { WebSocket } from './ws-node.ts';
+import {
+  BINARY_FRAME_REJECT,
+  buildHelloSignaturePayload,
+  decodeCanonicalBase64,
+  decodeUlid16,
+  DEVICE_MIN_PROTOCOL_VERSION,
+  DEVICE_PROTOCOL_VERSION,
+  ed25519PublicKeyFromRaw,
+  ED25519_SIGNATURE_BYTES,
+  encodeFrame,
+  isDeviceId,
+  MAX_FRAME_BYTES,
+  MAX_PRE_AUTH_FRAME_BYTES,
+  parseDeviceFrame,
+  type DeviceHelloRejectCode,
+  type DeviceServerFrame,
+  type HelloFrame,
+} from '../wire/index.ts';
+import type { Audit, Dispatcher, LaneConn } from './dispatcher.ts';
+import type { LaneConfig } from './options.ts';
+import type { Registry } from './registry.ts';
+
+/** Close codes: 1008 policy violation (handshake failures), 1000 normal (bye). */
+const POLICY = 1008;
+let nextConnId = 1;
+
+/**
+ * One WebSocket from open to close: the challenge, the 5 s handshake deadline, the pre-auth cap,
+ * signature verification and the lease (§1.2–1.5), then the stage-2 gate of §2.4 in front of the
+ * dispatcher. Liveness (R14): no frame at all for livenessHeartbeats × heartbeatIntervalMs closes.
+ */
+export const runSocketSession = (deps: {
+  ws: WebSocket;
+  config: LaneConfig;
+  registry: Registry;
+  dispatcher: Dispatcher;
+  audit: Audit;
+  onHandshakeDone: () => void;
+}) => {
+  const { ws, config, registry, dispatcher, audit } = deps;
+  const connId = nextConnId++;
+  const nonce = randomBytes(24).toString('base64url');
+  type Phase = 'awaiting_hello' | 'verifying' | 'fencing' | 'active' | 'closed';
+  let phase: Phase = 'awaiting_hello';
+  let conn: (LaneConn & { phase: 'fencing' | 'active' | 'closed' }) | undefined;
+  let handshakeDone = false;
+  let liveness: ReturnType<typeof setTimeout> | undefined;
+
+  const send = (f: DeviceServerFrame) => {
+    if (ws.readyState === ws.OPEN) ws.send(encodeFrame(f));
+  };
+  const finishHandshake = () => {
+    if (!handshakeDone) {
+      handshakeDone = true;
+      clearTimeout(deadline);
+      deps.onHandshakeDone();
+    }
+  };
+  const close = (code: number, reason: string) => {
+    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+  };
+  const livenessMs = config.heartbeatIntervalMs * config.livenessHeartbeats;
+  const refreshLiveness = () => {
+    if (conn !== undefined) conn.lastFrameAt = config.now();
+    if (phase !== 'fencing' && phase !== 'active') return;
+    if (liveness !== undefined) clearTimeout(liveness);
+    liveness = setTimeout(() => {
+      audit('liveness_timeout', conn?.deviceId ?? null, { connId, afterMs: livenessMs });
+      ws.terminate();
+    }, livenessMs);
+    liveness.unref?.();
+  };
+
+  const deadline = setTimeout(() => {
+    audit('handshake_timeout', null, { connId, afterMs: config.handshakeDeadlineMs });
+    close(POLICY, 'handshake deadline');
+  }, config.handshakeDeadlineMs);
+  deadline.unref?.();
+
+  const reject = (code: DeviceHelloRejectCode, detail: object, deviceId: string | null) => {
+    audit('hello_rejected', deviceId, { connId, code, ...detail });
+    send({
+      t: 'helloReject',
+      code,
+      ...(code === 'protocol_version_unsupported'
+        ? { minProtocolVersion: DEVICE_MIN_PROTOCOL_VERSION }
+        : {}),
+    });
+    finishHandshake();
+    close(POLICY, code);
+  };
+
+  const handleHello = async (h: HelloFrame) => {
+    phase = 'verifying'; // the nonce is consumed now, whether or not the signature verifies
+    // The registry lookup is treated as asynchronous, so frames that arrive meanwhile meet the
+    // "handshake in flight" rule of §2.4 rather than racing it.
+    await new Promise((r) => setImmediate(r));
+    if (phase !== 'verifying') return;
+    if (
+      h.protocolVersion < DEVICE_MIN_PROTOCOL_VERSION ||
+      h.protocolVersion > DEVICE_PROTOCOL_VERSION
+    ) {
+      return reject('protocol_version_unsupported', { protocolVersion: h.protocolVersion }, null);
+    }
+    if (dispatcher.draining) return reject('draining', {}, null);
+    const why = verifyHello(h);
+    if (why !== null)
+      return reject('auth_failed', { why }, isDeviceId(h.deviceId) ? h.deviceId : null);
+    const device = registry.getDevice(h.deviceId)!;
+    if (device.revokedAt !== null) return reject('revoked', {}, h.deviceId);
+    const old = dispatcher.currentConn(h.deviceId);
+    if (old !== undefined && old.phase !== 'closed') {
+      const fresh = config.now() - old.lastFrameAt < livenessMs;
+      const sameEpoch = dispatcher.epochOf(h.deviceId) === h.epoch;
+      if (!config.allowTakeover || (fresh && !sameEpoch)) {
+        return reject('already_connected', { fresh, sameEpoch }, h.deviceId);
+      }
+      audit('lease_taken_over', h.deviceId, { connId, fresh, sameEpoch });
+      dispatcher.supersede(old);
+    }
+    const gen = registry.nextGen(h.deviceId);
+    conn = {
+      id: connId,
+      deviceId: h.deviceId,
+      gen,
+      epoch: h.epoch,
+      phase: 'fencing',
+      goodbye: false,
+      issuedSeq: 0,
+      lastFrameAt: config.now(),
+      send,
+      close: (code, reason) => {
+        conn!.phase = 'closed';
+        close(code, reason);
+      },
+    };
+    const { pendingInstructions, chunkWatermarks } = dispatcher.onHelloAccepted(conn, h.supports);
+    phase = 'fencing';
+    send({
+      t: 'helloAck',
+      ok: true,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      maxInflight: config.maxInflight,
+      gen,
+      pendingInstructions,
+      chunkWatermarks,
+    });
+    audit('hello_accepted', h.deviceId, {
+      connId,
+      gen,
+      epoch: h.epoch,
+      pending: pendingInstructions.length,
+    });
+    finishHandshake();
+    refreshLiveness();
+  };
+
+  /** Every failure is the same `auth_failed` on the wire; the reason is for the audit trail. */
+  const verifyHello = (h: HelloFrame): string | null => {
+    if (!isDeviceId(h.deviceId)) return 'malformed device id';
+    if (decodeUlid16(h.epoch) === null) return 'malformed epoch';
+    let device;
+    try {
+      device = registry.getDevice(h.deviceId);
+    } catch {
+      return 'registry unreachable';
+    }
+    if (device === undefined) return 'unknown device';
+    const sig = decodeCanonicalBase64(h.signatureB64);
+    if (sig === null || sig.length !== ED25519_SIGNATURE_BYTES) return 'malformed signature';
+    const payload = buildHelloSignaturePayload({
+      nonce,
+      deviceId: h.deviceId,
+      epoch: h.epoch,
+      protocolVersion: h.protocolVersion,
+    });
+    const key = ed25519PublicKeyFromRaw(decodeCanonicalBase64(device.pubkey) as Buffer);
+    return verify(null, payload, key, sig) ? null : 'bad signature';
+  };
+
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    refreshLiveness();
+    const preAuth = phase === 'awaiting_hello' || phase === 'verifying';
+    const text = isBinary ? null : data.toString('utf8');
+    const parsed =
+      text === null
+        ? BINARY_FRAME_REJECT
+        : parseDeviceFrame(text, {
+            maxBytes: preAuth ? MAX_PRE_AUTH_FRAME_BYTES : MAX_FRAME_BYTES,
+          });
+    const deviceId = conn?.deviceId ?? null;
+    if (!parsed.ok) {
+      audit('frame_rejected', deviceId, {
+        connId,
+        reason: parsed.code,
+        message: parsed.message,
+        preAuth,
+      });
+      if (preAuth) close(POLICY, parsed.code); // stage 1 before the handshake: connection closed
+      return;
+    }
+    const f = parsed.value;
+    if (phase === 'closed') return;
+    if (phase === 'awaiting_hello') {
+      if (f.t !== 'hello') {
+        audit('frame_dropped', null, { connId, reason: 'pre_hello', t: f.t });
+        close(POLICY, 'pre_hello');
+        return;
+      }
+      handleHello(f).catch((e: unknown) => {
+        // The spec folds "registry unreachable" into auth_failed; the cause goes to the audit.
+        if (phase === 'verifying')
+          reject('auth_failed', { why: `registry error: ${String(e)}` }, null);
+      });
+      return;
+    }
+    if (phase === 'verifying' || f.t === 'hello') {
+      // A stray frame must not kill a legitimate handshake, and a second hello is just dropped.
+      audit('frame_dropped', deviceId, { connId, reason: 'pre_hello', t: f.t });
+      return;
+    }
+    const c = conn!;
+    if (f.gen !== c.gen || dispatcher.currentConn(c.deviceId) !== c) {
+      audit('frame_dropped', c.deviceId, {
+        connId,
+        reason: 'generation_mismatch',
+        t: f.t,
+        gen: f.gen,
+        current: c.gen,
+      });
+      return;
+    }
+    switch (f.t) {
+      case 'generationAck':
+        if (c.phase !== 'fencing') {
+          audit('generation_ack_repeated', c.deviceId, { connId, gen: f.gen });
+          return;
+        }
+        c.phase = 'active';
+        phase = 'active';
+        audit('generation_acked', c.deviceId, { connId, gen: c.gen });
+        dispatcher.onGenerationAck(c);
+        return;
+      case 'heartbeat':
+        return;
+      case 'goodbye': {
+        audit('goodbye', c.deviceId, { connId, reason: f.reason, graceMs: f.graceMs ?? null });
+        dispatcher.onGoodbye(c);
+        const t = setTimeout(() => close(1000, 'goodbye'), f.graceMs ?? config.reconnectGraceMs);
+        t.unref?.();
+        ws.once('close', () => clearTimeout(t));
+        return;
+      }
+      case 'result':
+        dispatcher.onResult(c, f);
+        return;
+      case 'chunk':
+        dispatcher.onChunk(c, f);
+        return;
+    }
+  });
+
+  ws.on('close', () => {
+    phase = 'closed';
+    clearTimeout(deadline);
+    if (liveness !== undefined) clearTimeout(liveness);
+    finishHandshake();
+    if (conn !== undefined) {
+      conn.phase = 'closed';
+      dispatcher.onConnClosed(conn);
+    }
+  });
+  ws.on('error', () => {
+    /* the close event follows; nothing to add */
+  });
+
+  send({ t: 'challenge', nonce, protocolVersion: DEVICE_PROTOCOL_VERSION });
+};
