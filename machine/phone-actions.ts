@@ -42,9 +42,11 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
     ...extra,
   });
 
-  async function act(
+  // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
+  // the agent, woken by the decision, sends its next session.update.
+  function act(
     m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
-  ): Promise<MachineMessage[]> {
+  ): MachineMessage[] | Promise<MachineMessage[]> {
     switch (m.type) {
       case 'approval.respond': {
         const open = core.pending.approval(m.approvalId);
@@ -99,22 +101,23 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
         ];
       }
       case 'dispatch.request':
-        try {
-          return [await runDispatch(m, deps)];
-        } catch (e) {
-          core.log('error', 'dispatch-failed', (e as Error).message);
-          return [
-            {
-              v: 1,
-              type: 'dispatch.result',
-              ts: now(),
-              requestId: m.requestId,
-              ok: false,
-              error: `dispatch failed: ${(e as Error).message}`,
-              reason: 'dispatch-failed',
-            },
-          ];
-        }
+        return runDispatch(m, deps).then(
+          (r) => [r],
+          (e: unknown): MachineMessage[] => {
+            core.log('error', 'dispatch-failed', (e as Error).message);
+            return [
+              {
+                v: 1,
+                type: 'dispatch.result',
+                ts: now(),
+                requestId: m.requestId,
+                ok: false,
+                error: `dispatch failed: ${(e as Error).message}`,
+                reason: 'dispatch-failed',
+              },
+            ];
+          },
+        );
       case 'transcript.get': {
         const s = core.sessions.get(m.sessionId);
         if (s === undefined) {
@@ -229,7 +232,8 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       // Remember before acting, so a duplicate arriving mid-dispatch is not run twice.
       const results: MachineMessage[] = [];
       cache.remember(m.requestId, results);
-      for (const r of await act(m)) {
+      const out = act(m);
+      for (const r of out instanceof Promise ? await out : out) {
         results.push(r);
         core.send(r);
       }

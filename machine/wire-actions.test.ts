@@ -35,6 +35,12 @@ describe('Idempotency: the original result is replayed for a duplicate requestId
     });
     const closed = await phone.waitFor(is('approval.closed'));
     await finalOf(phone, r.sessionId!);
+    // The decision is confirmed before the agent, woken by it, reports running again.
+    const requestAt = phone.messages.indexOf(a);
+    const runningAgain = phone.messages.findIndex(
+      (m, i) => i > requestAt && m.type === 'session.update' && m.session.state === 'running',
+    );
+    expect(phone.messages.indexOf(closed)).toBeLessThan(runningAgain);
     const from = phone.messages.length;
     phone.send({
       type: 'approval.respond',

@@ -11,3 +11,5 @@ const ws = require(path.join(root, 'index.js')) as WsModule;
 
 export const WebSocket = ws.WebSocket;
 export type WebSocket = import('ws').WebSocket;
+export const WebSocketServer = ws.WebSocketServer;
+export type WebSocketServer = import('ws').WebSocketServer;

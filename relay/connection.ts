@@ -108,7 +108,8 @@ export class Connection implements Peer {
     const scanned = scanMsg(data);
     if (scanned !== null) {
       const room = this.joinedRoom(data, scanned);
-      if (room === null) return this.onNotJoined(scanned.pushPayload);
+      // Not a joined room (or not a valid id): the parser gives the exact reply.
+      if (room === null) return this.onSlowFrame(data);
       const push =
         scanned.pushPayload === null
           ? null
@@ -126,14 +127,6 @@ export class Connection implements Peer {
       if (roomIs(data, scanned, room)) return room;
     }
     return null;
-  }
-
-  /** Same replies as onMsg for a room this socket never joined (size cap first). */
-  private onNotJoined(pushPayload: string | null): void {
-    if (pushPayload !== null && Buffer.byteLength(pushPayload) > MAX_PUSH_PAYLOAD_BYTES) {
-      return this.error('too-large', `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`);
-    }
-    this.error('bad-frame', 'not joined to this room');
   }
 
   private takeToken(now: number): boolean {

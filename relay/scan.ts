@@ -5,9 +5,10 @@ import { hasNoControlBytes } from './control-scan.ts';
 // by a byte scan instead of JSON.parse, so the frame can be forwarded as the very bytes that
 // came in. Anything that does not match exactly (other key order, whitespace, escapes, other
 // fields) returns null and goes through protocol's parseClientFrame: the scanner may refuse a
-// valid frame, but it must never accept one that parseClientFrame would refuse.
+// valid frame, but it must never accept one that parseClientFrame would refuse — given that the
+// caller accepts the room only when its bytes equal a valid room id (roomIs on a joined room).
 export type ScannedMsg = {
-  /** The room id's bytes are b[roomStart, roomEnd) (ASCII, already pattern-checked). */
+  /** The room id's bytes are b[roomStart, roomEnd) — not validated: compare them (roomIs). */
   roomStart: number;
   roomEnd: number;
   /** Byte offset of `,"push":{…}` when a push hint is present, else -1. */
@@ -35,17 +36,10 @@ const TAG_KEY = Buffer.from(',"tag":"');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const BRACE_CLOSE = 0x7d;
+const MIN_MSG_BYTES = 40;
 
-const ROOM_CHAR = new Uint8Array(256);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-') {
-  ROOM_CHAR[c.charCodeAt(0)] = 1;
-}
-
-const startsAt = (b: Buffer, at: number, lit: Buffer): boolean => {
-  if (b.length - at < lit.length) return false;
-  for (let i = 0; i < lit.length; i++) if (b[at + i] !== lit[i]) return false;
-  return true;
-};
+const startsAt = (b: Buffer, at: number, lit: Buffer): boolean =>
+  b.length - at >= lit.length && b.compare(lit, 0, lit.length, at, at + lit.length) === 0;
 
 /**
  * A JSON string body starting at `start` with no escapes and no control characters; returns
@@ -71,12 +65,15 @@ const result: ScannedMsg = {
 
 /** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
-  if (!startsAt(b, 0, PREFIX)) return null;
-  let i = PREFIX.length;
-  const roomStart = i;
-  while (i < b.length && ROOM_CHAR[b[i] as number] === 1) i++;
-  const roomLen = i - roomStart;
-  if (roomLen < 8 || roomLen > 128 || !startsAt(b, i, PAYLOAD_KEY)) return null;
+  if (b.length < MIN_MSG_BYTES || b.compare(PREFIX, 0, PREFIX.length, 0, PREFIX.length) !== 0) {
+    return null;
+  }
+  // The room's closing quote, by memchr. Its bytes are not checked here: the relay matches them
+  // byte for byte against the rooms the socket joined (valid ids), and anything else goes to
+  // the parser, which names the exact error.
+  const roomStart = PREFIX.length;
+  const i = b.indexOf(QUOTE, roomStart);
+  if (i === -1 || !startsAt(b, i, PAYLOAD_KEY)) return null;
   const payloadStart = i + PAYLOAD_KEY.length;
   const payloadEnd = plainStringEnd(b, payloadStart);
   if (payloadEnd === -1) return null;

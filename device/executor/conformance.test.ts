@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isGroupGone, isProcessAlive } from './proc/proc-stat.ts';
 import { collect, makeHarness, stdoutOf, type Harness } from './test-support/harness.ts';
@@ -172,6 +172,24 @@ describe('instructions through the lane (§3, §4)', () => {
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
     expect(outcomes.filter((o) => !o.ok && o.errorCode === 'already_exists')).toHaveLength(3);
     expect(readFileSync(p, 'utf8')).toBe(`writer ${outcomes.findIndex((o) => o.ok)}`);
+  });
+
+  it('§2.4 stage 0: an answer too big for one frame fails specifically and keeps the connection', async () => {
+    h = await makeHarness();
+    await h.online();
+    const dir = join(h.workspace, 'many');
+    mkdirSync(dir);
+    for (let i = 0; i < 6000; i += 1) writeFileSync(join(dir, `${'n'.repeat(120)}-${i}`), '');
+    const r = await collect(h.lane.dispatch(h.deviceId, { kind: 'listDir', args: { path: dir } }));
+    expect(r.outcome).toMatchObject({
+      ok: false,
+      errorCode: 'invalid',
+      message: expect.stringContaining('one frame'),
+    });
+    expect(h.events.filter((e) => e.type === 'disconnected')).toEqual([]);
+    expect(
+      (await h.lane.dispatch(h.deviceId, { kind: 'exists', args: { path: dir } }).outcome).ok,
+    ).toBe(true);
   });
 
   it('§6.6/X2: outside the roots and the key folder are permission_denied; the target is never redirected', async () => {

@@ -39,3 +39,5 @@ export const ENROLL_MAX_ATTEMPTS = 10;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** After the work is settled, how long we wait for the last resultAcks before closing. */
 export const SHUTDOWN_ACK_WAIT_MS = 2000;
+/** A result's outcome must leave room for the frame around it under the 1 MiB frame cap. */
+export const MAX_RESULT_OUTCOME_BYTES = 1024 * 1024 - 4096;

@@ -35,6 +35,21 @@ import type {
 
 export const EXECUTOR_VERSION = '0.1.0';
 
+/**
+ * §2.4 stage 0: a frame over 1 MiB costs the connection, and a result is re-sent on every
+ * reconnect — so an answer too big for one frame (a huge listDir) would cut the connection again
+ * and again. It is replaced by a specific failure instead.
+ */
+const fitsInFrame = (o: Outcome): Outcome => {
+  const bytes = Buffer.byteLength(JSON.stringify(o));
+  return bytes <= L.MAX_RESULT_OUTCOME_BYTES
+    ? o
+    : fail(
+        'invalid',
+        `the answer is ${bytes} bytes, over what one frame can carry (${L.MAX_RESULT_OUTCOME_BYTES}); ask for less (e.g. a narrower listDir)`,
+      );
+};
+
 /** X2: the executor's own settings never reach a child's environment. */
 const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
   Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('DSH_DEVICE_')));
@@ -122,9 +137,10 @@ export const serve = (p: RunParams): Executor => {
     return r !== null && conn.send(resultText(conn.gen as string, id, r));
   };
 
-  const settle = (id: string, outcome: Outcome) => {
+  const settle = (id: string, answer: Outcome) => {
     tasks.delete(id);
     if (writtenOff.has(id)) return;
+    const outcome = fitsInFrame(answer);
     // R6: one deviceSeq per result, reused for every retransmission.
     outbox.setResult(id, deviceSeq++, outcome);
     const sent = sendResultNow(id);

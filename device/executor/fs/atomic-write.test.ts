@@ -176,6 +176,22 @@ describe('writes (§3.4, X4, X5)', () => {
     expect(big).toMatchObject({ ok: false, errorCode: 'invalid' });
   });
 
+  it('X4: a write that would leave less than the free-space reserve is refused before any byte is written', async () => {
+    const dir = tmp.make();
+    const journal = makeTempJournal(join(tmp.make(), 't'));
+    const w = await startWrite(
+      { path: join(dir, 'f'), contentLen: 3, sha256: sha(Buffer.from('abc')), mode: 'replace' },
+      { maxWriteBytes: 1 << 20, minFreeBytes: Number.MAX_SAFE_INTEGER },
+      journal,
+    );
+    expect(w).toMatchObject({
+      ok: false,
+      errorCode: 'unknown',
+      message: expect.stringContaining('free space'),
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('X4: orphan temp files of a killed executor are swept at start', async () => {
     const dir = tmp.make();
     const state = join(tmp.make(), 'temps');
