@@ -1,6 +1,57 @@
 import { render } from 'solid-js/web';
-import { App } from './App.tsx';
+import { makeClient } from './client/client.ts';
+import { makeIdbKv } from './client/idb-kv.ts';
+import { watchLifecycle } from './client/lifecycle.ts';
+import { pairingCodeIn } from './client/router.ts';
+import { browserTimers, type SocketLike } from './client/socket.ts';
+import { App } from './ui/App.tsx';
+import { UiProvider, createUi, initialLocale } from './ui/context.tsx';
+import { loadLocale } from './i18n/index.ts';
 import './styles.css';
 
+// D14: a pairing link carries the code in the fragment; it is read here, before anything else,
+// and erased from the address bar and the history entry at once (replaceState, not a new entry).
+const pairCode = pairingCodeIn(location.hash);
+if (pairCode !== null)
+  history.replaceState(null, '', `${location.pathname}${location.search}#/pair`);
+
+const client = makeClient({
+  kv: makeIdbKv(),
+  // The browser WebSocket's handler types are narrower than the injected interface's.
+  socket: (url) => new WebSocket(url) as unknown as SocketLike,
+  timers: browserTimers,
+});
+void client.start();
+watchLifecycle({
+  document,
+  window,
+  timers: browserTimers,
+  suspend: () => client.suspendAll(),
+  resume: () => client.kickAll(),
+});
+// A pairing link opened while the app is already open arrives as a hash change.
+window.addEventListener('hashchange', () => {
+  const code = pairingCodeIn(location.hash);
+  if (code === null) return;
+  history.replaceState(null, '', `${location.pathname}${location.search}#/pair`);
+  latePairCode?.(code);
+});
+let latePairCode: ((code: string) => void) | undefined;
+
 const root = document.getElementById('root');
-if (root) render(() => <App />, root);
+// A non-English dictionary is a lazy chunk: load it before the first paint, not after.
+if (root)
+  void loadLocale(initialLocale()).finally(() =>
+    render(() => {
+      const ui = createUi(client, pairCode);
+      latePairCode = (code) => {
+        ui.setPairCode(code);
+        ui.go({ name: 'pair' });
+      };
+      return (
+        <UiProvider value={ui}>
+          <App />
+        </UiProvider>
+      );
+    }, root),
+  );

@@ -1,0 +1,219 @@
+// Real child processes for the e2e suite: the relay and the mock machine run as `tsx` programs
+// in their own process groups, are waited for by the line they print when ready, and are
+// stopped by signalling the whole group and waiting until it is gone.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export type Proc = {
+  child: ChildProcess;
+  /** Everything printed so far (stdout and stderr), line by line. */
+  lines: string[];
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  write(line: string): void;
+  stop(): Promise<void>;
+  /** Freezes the whole group (SIGSTOP): its sockets stay open but nothing is read or sent. */
+  freeze(): void;
+  /** SIGKILL to the whole group, waiting until it is gone: a crash, not a shutdown. */
+  kill(): Promise<void>;
+};
+
+export function startProcess(name: string, script: string, args: string[]): Proc {
+  const child = spawn(TSX, [script, ...args], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  let exited = false;
+  const exitedPromise = new Promise<void>((r) =>
+    child.once('exit', () => {
+      exited = true;
+      r();
+      for (const w of waiters) w();
+    }),
+  );
+  const take = (chunk: Buffer, buffer: { rest: string }) => {
+    buffer.rest += chunk.toString('utf8');
+    const parts = buffer.rest.split('\n');
+    buffer.rest = parts.pop() ?? '';
+    for (const line of parts) lines.push(line);
+    for (const w of waiters) w();
+  };
+  const out = { rest: '' };
+  const err = { rest: '' };
+  child.stdout!.on('data', (c: Buffer) => take(c, out));
+  child.stderr!.on('data', (c: Buffer) => take(c, err));
+
+  return {
+    child,
+    lines,
+    waitForLine(pattern, timeoutMs = READY_TIMEOUT_MS) {
+      return new Promise((resolvePromise, reject) => {
+        let seen = 0;
+        const check = () => {
+          for (; seen < lines.length; seen++) {
+            const m = pattern.exec(lines[seen]!);
+            if (m) return done(() => resolvePromise(m));
+          }
+          if (exited)
+            done(() =>
+              reject(new Error(`${name} exited before printing ${pattern}:\n${lines.join('\n')}`)),
+            );
+        };
+        const timer = setTimeout(
+          () =>
+            done(() =>
+              reject(
+                new Error(
+                  `${name}: no line matching ${pattern} within ${timeoutMs} ms:\n${lines.slice(-30).join('\n')}`,
+                ),
+              ),
+            ),
+          timeoutMs,
+        );
+        const done = (fn: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          fn();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    write(line) {
+      child.stdin!.write(`${line}\n`);
+    },
+    freeze() {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGSTOP');
+    },
+    async kill() {
+      if (exited || child.pid === undefined) return;
+      process.kill(-child.pid, 'SIGKILL');
+      await exitedPromise;
+    },
+    async stop() {
+      if (exited || child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, STOP_TIMEOUT_MS);
+      await exitedPromise;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `dsh-e2e-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export type Relay = {
+  url: string;
+  port: number;
+  proc: Proc;
+  stop(): Promise<void>;
+  /** Stops the relay (or, with `crash`, kills it) and starts it again on the same port. */
+  restart(options?: { crash?: boolean }): Promise<void>;
+};
+
+/** The relay on a free loopback port; `restart` brings it back on the same port. */
+export async function startRelay(): Promise<Relay> {
+  const data = tempDir('relay');
+  const launch = async (port: number) => {
+    const proc = startProcess('relay', 'relay/main.ts', [
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      data.path,
+      '--log-level',
+      'warn',
+      '--no-rate-limits',
+    ]);
+    const m = await proc.waitForLine(/relay listening on (ws:\/\/127\.0\.0\.1:(\d+))/);
+    return { proc, url: m[1]!, port: Number(m[2]) };
+  };
+  let current = await launch(0);
+  const relay: Relay = {
+    url: current.url,
+    port: current.port,
+    proc: current.proc,
+    async stop() {
+      await current.proc.stop();
+      data.remove();
+    },
+    async restart(options: { crash?: boolean } = {}) {
+      if (options.crash) await current.proc.kill();
+      else await current.proc.stop();
+      current = await launch(relay.port);
+      relay.proc = current.proc;
+    },
+  };
+  return relay;
+}
+
+export type MockMachine = {
+  proc: Proc;
+  pairingCode: string;
+  root: string;
+  /** Desk output lines that match, e.g. /approval (\w+) closed: allow/. */
+  deskLines(pattern: RegExp): string[];
+  stop(): Promise<void>;
+};
+
+/** The mock machine with a workspace root it allows dispatch into. */
+export async function startMachine(options: {
+  relay: string;
+  name: string;
+  allowFullAccess?: boolean;
+  appUrl: string;
+}): Promise<MockMachine> {
+  const state = tempDir('machine-state');
+  const root = tempDir('machine-root');
+  const args = [
+    '--relay',
+    options.relay,
+    '--name',
+    options.name,
+    '--root',
+    root.path,
+    '--state-dir',
+    state.path,
+    '--app-url',
+    options.appUrl,
+  ];
+  if (options.allowFullAccess) args.push('--allow-full-access');
+  const proc = startProcess(`machine ${options.name}`, 'machine/main.ts', args);
+  await proc.waitForLine(/Type "help" for desk commands/);
+  const pairingCode = readFileSync(join(state.path, 'pairing-code.txt'), 'utf8').trim();
+  return {
+    proc,
+    pairingCode,
+    root: root.path,
+    deskLines: (pattern) => proc.lines.filter((l) => pattern.test(l)),
+    async stop() {
+      await proc.stop();
+      state.remove();
+      root.remove();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { gzipSize, initialFiles } from './size-budget.ts';
+
+describe('Size budget (issue 7 §8): what counts as initial JS', () => {
+  it('counts the entry and its static imports, transitively, but never dynamic imports', () => {
+    const files = initialFiles({
+      'index.html': { file: 'assets/index.js', isEntry: true, imports: ['_shared.js'] },
+      '_shared.js': { file: 'assets/shared.js', imports: ['_solid.js'] },
+      '_solid.js': { file: 'assets/solid.js' },
+      'src/ui/scanner.ts': { file: 'assets/scanner.js', imports: ['_solid.js'] },
+      'node_modules/html5-qrcode/esm/index.js': { file: 'assets/esm.js' },
+    });
+    expect(files.sort()).toEqual(['assets/index.js', 'assets/shared.js', 'assets/solid.js']);
+  });
+
+  it('refuses a manifest without an entry instead of reporting 0 bytes', () => {
+    expect(() => initialFiles({ 'a.js': { file: 'a.js' } })).toThrow(/no entry/);
+  });
+
+  it('measures gzip bytes, not raw bytes', () => {
+    const raw = new TextEncoder().encode('a'.repeat(10_000));
+    expect(gzipSize(raw)).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,402 @@
+import {
+  fromBase64Url,
+  open,
+  parseMachineMessage,
+  roomKeys,
+  seal,
+  type Decision,
+  type MachineMessage,
+  type Pairing,
+  type PhoneMessage,
+  type QuestionAnswer,
+  type AccessLevel,
+} from '../../protocol/index.ts';
+import { makeClock, type Clock } from './clock.ts';
+import {
+  LINK_STATES,
+  makeConnection,
+  type Connection,
+  type ConnectionEvent,
+  type LinkStatus,
+} from './connection.ts';
+import type { Kv } from './kv.ts';
+import { applyMessage, emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import { loadCachedView, makeViewCache } from './offline-cache.ts';
+import { makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
+import { makePairingStore, type PairedMachine } from './pairing-store.ts';
+import type { SocketFactory, Timers } from './socket.ts';
+
+export type RelayNotice = { code: string; message?: string; at: number };
+export type ClientState = {
+  ready: boolean;
+  /** Paired machines in pairing order. */
+  machines: MachineView[];
+  links: Record<string, LinkStatus>;
+  relayNotices: Record<string, RelayNotice>;
+  outbox: readonly OutboxEntry[];
+};
+
+export const ACT_BLOCKS = {
+  offline: 'offline',
+  machineOffline: 'machine-offline',
+  repairNeeded: 'repair-needed',
+  unknownMachine: 'unknown-machine',
+  storageFailed: 'storage-failed',
+} as const;
+export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
+export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
+
+export type ClientDeps = {
+  kv: Kv;
+  socket: SocketFactory;
+  timers: Timers;
+  now?: () => number;
+  random?: () => number;
+  uuid?: () => string;
+  log?: (line: string) => void;
+  /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
+  pushEndpoint?: () => string | undefined;
+};
+
+export type DispatchInput = {
+  prompt: string;
+  cwd?: string;
+  worktree: boolean;
+  access?: AccessLevel;
+};
+
+type Room = { paired: PairedMachine; key: Uint8Array };
+
+// The phone's one client: the paired rooms, one connection per relay URL, the views of every
+// machine, the outbox. Components read `state()` and call the actions; nothing here touches the DOM.
+export function makeClient(deps: ClientDeps) {
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  const uuid = deps.uuid ?? (() => crypto.randomUUID());
+  const log = deps.log ?? ((line: string) => console.info(line));
+  const clock: Clock = makeClock(now);
+  const pairings = makePairingStore(deps.kv);
+  const rooms = new Map<string, Room>();
+  const connections = new Map<string, Connection>();
+  const asks = new Map<string, TranscriptAsk>();
+  const listeners = new Set<() => void>();
+  const cache = makeViewCache(deps.kv, deps.timers);
+  let views: Record<string, MachineView> = {};
+  let links: Record<string, LinkStatus> = {};
+  let relayNotices: Record<string, RelayNotice> = {};
+  let ready = false;
+  let snapshot: ClientState | null = null;
+
+  const changed = () => {
+    snapshot = null;
+    for (const fn of listeners) fn();
+  };
+  const outbox = makeOutbox({ kv: deps.kv, now, onChange: changed, timers: deps.timers });
+
+  const setView = (roomId: string, next: MachineView, persist = false) => {
+    views = { ...views, [roomId]: next };
+    if (persist) cache.save(next);
+    changed();
+  };
+
+  const roomsOf = (relay: string) =>
+    [...rooms.values()].filter((r) => r.paired.relay === relay).map((r) => r.paired.roomId);
+
+  const onMessage = (room: Room, payload: string) => {
+    const roomId = room.paired.roomId;
+    const view = views[roomId];
+    if (!view) return;
+    const opened = open(payload, room.key);
+    if (!opened.ok) {
+      // D13: visible, at most once per episode, and the secret is never deleted by us.
+      if (!view.repairNeeded) {
+        log(`room ${roomId.slice(0, 8)}: a frame failed to open (${opened.code}): re-pair needed`);
+        setView(roomId, { ...view, repairNeeded: true });
+      }
+      return;
+    }
+    const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
+    const parsed = parseMachineMessage(opened.value);
+    if (!parsed.ok) {
+      // D12 and forward compatibility: ignored, logged by type only, never by content.
+      log(
+        `room ${roomId.slice(0, 8)}: ignored a message (${parsed.code}${'type' in parsed && parsed.type ? ` ${parsed.type}` : ''})`,
+      );
+      if (base !== view) setView(roomId, base);
+      return;
+    }
+    const message: MachineMessage = parsed.value;
+    if (message.type === 'machine.status') clock.observe(roomId, message.ts);
+    let ask: TranscriptAsk | undefined;
+    if (message.type === 'transcript') {
+      ask = asks.get(message.requestId);
+      asks.delete(message.requestId);
+    }
+    outbox.confirm(roomId, message);
+    setView(roomId, applyMessage(base, message, now(), ask), true);
+  };
+
+  const onEvent = (relay: string, event: ConnectionEvent) => {
+    switch (event.kind) {
+      case 'status':
+        links = { ...links, [relay]: event.status };
+        changed();
+        return;
+      case 'joined': {
+        const view = views[event.room];
+        if (!view) return;
+        const machineOnline = event.peers.machine > 0;
+        if (machineOnline !== view.machineOnline || view.machineSince === null)
+          setView(event.room, { ...view, machineOnline, machineSince: now() });
+        if (event.fresh && machineOnline) send(event.room, { type: 'sessions.get' });
+        // Without the machine in the room the relay would drop a re-send; it goes out when the
+        // machine's presence arrives instead.
+        if (machineOnline) resend(event.room);
+        return;
+      }
+      case 'refused':
+        relayNotices = {
+          ...relayNotices,
+          [relay]: { code: event.code, message: event.message, at: now() },
+        };
+        changed();
+        return;
+      case 'socket-closed':
+        for (const roomId of roomsOf(relay)) outbox.markUnconfirmed(roomId);
+        return;
+      case 'frame': {
+        const frame = event.frame;
+        if (frame.kind === 'msg') {
+          const room = rooms.get(frame.room);
+          if (room && room.paired.relay === relay) onMessage(room, frame.payload);
+        } else if (frame.kind === 'presence' && frame.role === 'machine') {
+          const view = views[frame.room];
+          if (!view) return;
+          setView(frame.room, { ...view, machineOnline: frame.online, machineSince: now() });
+          if (frame.online) {
+            send(frame.room, { type: 'sessions.get' });
+            resend(frame.room);
+          }
+        } else if (frame.kind === 'error') {
+          relayNotices = {
+            ...relayNotices,
+            [relay]: { code: frame.code, message: frame.message, at: now() },
+          };
+          changed();
+        }
+        return;
+      }
+    }
+  };
+
+  const connectionFor = (relay: string): Connection => {
+    let c = connections.get(relay);
+    if (!c) {
+      c = makeConnection({
+        url: relay,
+        socket: deps.socket,
+        timers: deps.timers,
+        now,
+        random,
+        rooms: () => roomsOf(relay),
+        onEvent: (e) => onEvent(relay, e),
+        log,
+      });
+      connections.set(relay, c);
+      links = { ...links, [relay]: c.status() };
+      c.start();
+    }
+    return c;
+  };
+
+  const sealFor = (roomId: string, message: PhoneMessage): string | null => {
+    const room = rooms.get(roomId);
+    return room ? seal(message, room.key) : null;
+  };
+  const transmit = (roomId: string, message: PhoneMessage): boolean => {
+    const room = rooms.get(roomId);
+    const payload = sealFor(roomId, message);
+    if (!room || payload === null) return false;
+    const c = connections.get(room.paired.relay);
+    return c?.send({ kind: 'msg', room: roomId, payload }) ?? false;
+  };
+  const send = (
+    roomId: string,
+    fields: { type: PhoneMessage['type'] } & Record<string, unknown>,
+  ) => {
+    const message = { v: 1, ts: clock.machineNow(roomId), ...fields } as PhoneMessage;
+    return transmit(roomId, message) ? message : null;
+  };
+  const resend = (roomId: string) => {
+    for (const entry of outbox.due(roomId)) {
+      if (transmit(roomId, entry.message)) outbox.noteResent(entry.requestId);
+    }
+  };
+
+  const blocked = (roomId: string): ActBlock | null => {
+    const room = rooms.get(roomId);
+    const view = views[roomId];
+    if (!room || !view) return ACT_BLOCKS.unknownMachine;
+    const c = connections.get(room.paired.relay);
+    if (!c || c.status().state !== LINK_STATES.online || !c.isJoined(roomId))
+      return ACT_BLOCKS.offline;
+    if (!view.machineOnline) return ACT_BLOCKS.machineOffline;
+    if (view.repairNeeded) return ACT_BLOCKS.repairNeeded;
+    return null;
+  };
+
+  // Every action is persisted before it goes out, so a crash between the two re-sends it.
+  const act = async (
+    roomId: string,
+    kind: ActionKind,
+    targetOf: (requestId: string) => string,
+    fields: { type: PhoneMessage['type'] } & Record<string, unknown>,
+  ): Promise<ActResult> => {
+    // One decision per approval or question: a second tap returns the first action, unsent.
+    if (kind === 'approval' || kind === 'question') {
+      const existing = outbox.find(kind, roomId, targetOf(''));
+      if (existing) return { ok: true, requestId: existing.requestId };
+    }
+    const block = blocked(roomId);
+    if (block) return { ok: false, code: block };
+    const requestId = uuid();
+    const message = { v: 1, ts: clock.machineNow(roomId), ...fields, requestId } as PhoneMessage;
+    try {
+      await outbox.add({
+        requestId,
+        roomId,
+        kind,
+        targetId: targetOf(requestId),
+        message,
+        createdAt: now(),
+      });
+    } catch (e) {
+      log(`outbox: an action could not be stored (${(e as Error).name}); not sent`);
+      return { ok: false, code: ACT_BLOCKS.storageFailed };
+    }
+    if (!transmit(roomId, message)) outbox.markUnconfirmed(roomId);
+    return { ok: true, requestId };
+  };
+
+  const addRoom = (paired: PairedMachine) => {
+    const secret = fromBase64Url(paired.secret);
+    if (!secret) return log(`pairing ${paired.roomId.slice(0, 8)}: stored secret unreadable`);
+    rooms.set(paired.roomId, { paired, key: roomKeys(secret).key });
+    if (!views[paired.roomId])
+      views = { ...views, [paired.roomId]: emptyView(paired.roomId, paired.machine, paired.relay) };
+  };
+
+  return {
+    clock,
+    async start() {
+      const [list] = await Promise.all([pairings.load(), outbox.load()]);
+      for (const paired of list) {
+        addRoom(paired);
+        const cached = await loadCachedView(deps.kv, paired.roomId);
+        const view = views[paired.roomId];
+        if (cached && view)
+          views = { ...views, [paired.roomId]: { ...view, ...cached, fromCache: true } };
+      }
+      ready = true;
+      changed();
+      for (const relay of new Set(list.map((p) => p.relay))) connectionFor(relay);
+    },
+    state(): ClientState {
+      snapshot ??= {
+        ready,
+        machines: pairings
+          .list()
+          .map((p) => views[p.roomId])
+          .filter((v): v is MachineView => !!v),
+        links,
+        relayNotices,
+        outbox: outbox.entries(),
+      };
+      return snapshot;
+    },
+    subscribe(fn: () => void) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    blocked,
+    async pair(pairing: Pairing) {
+      const { paired, replaced } = await pairings.save(pairing, now());
+      for (const old of replaced) {
+        rooms.delete(old);
+        outbox.forgetRoom(old);
+        cache.forget(old);
+        const { [old]: _gone, ...rest } = views;
+        views = rest;
+      }
+      addRoom(paired);
+      changed();
+      const c = connections.get(paired.relay);
+      if (!c) connectionFor(paired.relay);
+      else if (replaced.length > 0) c.restart();
+      else c.join(paired.roomId);
+      return paired;
+    },
+    async forget(roomId: string) {
+      const room = rooms.get(roomId);
+      if (!room) return;
+      const endpoint = deps.pushEndpoint?.();
+      const c = connections.get(room.paired.relay);
+      if (endpoint) c?.send({ kind: 'push-unsubscribe', room: roomId, endpoint });
+      await pairings.forget(roomId);
+      rooms.delete(roomId);
+      outbox.forgetRoom(roomId);
+      cache.forget(roomId);
+      const { [roomId]: _gone, ...rest } = views;
+      views = rest;
+      changed();
+      // The relay has no "leave": a fresh socket joins only the rooms still paired.
+      if (roomsOf(room.paired.relay).length === 0) {
+        c?.close();
+        connections.delete(room.paired.relay);
+        const { [room.paired.relay]: _l, ...others } = links;
+        links = others;
+        changed();
+      } else c?.restart();
+    },
+    respondApproval: (roomId: string, approvalId: string, decision: Decision) =>
+      act(roomId, 'approval', () => approvalId, { type: 'approval.respond', approvalId, decision }),
+    respondQuestion: (roomId: string, questionId: string, answers: QuestionAnswer[]) =>
+      act(roomId, 'question', () => questionId, { type: 'question.respond', questionId, answers }),
+    dispatch: (roomId: string, input: DispatchInput) =>
+      act(roomId, 'dispatch', (id) => id, {
+        type: 'dispatch.request',
+        prompt: input.prompt,
+        worktree: input.worktree,
+        ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+        ...(input.access === 'full' ? { access: 'full' } : {}),
+      }),
+    sendMessage: (roomId: string, sessionId: string, text: string) =>
+      act(roomId, 'message', () => sessionId, { type: 'session.message', sessionId, text }),
+    getTranscript(roomId: string, sessionId: string, before?: number): string | null {
+      const requestId = uuid();
+      asks.set(requestId, before === undefined ? { sessionId } : { sessionId, before });
+      const sent = send(roomId, {
+        type: 'transcript.get',
+        requestId,
+        sessionId,
+        ...(before !== undefined ? { before } : {}),
+      });
+      if (!sent) asks.delete(requestId);
+      return sent ? requestId : null;
+    },
+    refresh: (roomId: string) => send(roomId, { type: 'sessions.get' }) !== null,
+    dismissNotice(relay: string) {
+      const { [relay]: _n, ...rest } = relayNotices;
+      relayNotices = rest;
+      changed();
+    },
+    kickAll: () => connections.forEach((c) => c.kick()),
+    suspendAll: () => connections.forEach((c) => c.suspend()),
+    close() {
+      connections.forEach((c) => c.close());
+      connections.clear();
+      cache.flush();
+    },
+  };
+}
+export type Client = ReturnType<typeof makeClient>;

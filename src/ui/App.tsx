@@ -1,0 +1,80 @@
+import { ErrorBoundary, Match, Suspense, Switch, lazy } from 'solid-js';
+import { routeHref } from '../client/router.ts';
+import { useUi } from './context.tsx';
+import Inbox from './Inbox.tsx';
+import { Header } from './widgets.tsx';
+
+// The inbox is in the first chunk; every other screen is a lazy chunk (size budget).
+const Machine = lazy(() => import('./screens/Machine.tsx'));
+const Session = lazy(() => import('./screens/Session.tsx'));
+const NewSession = lazy(() => import('./screens/NewSession.tsx'));
+const Settings = lazy(() => import('./screens/Settings.tsx'));
+const Pair = lazy(() => import('./screens/Pair.tsx'));
+
+export function App() {
+  const ui = useUi();
+  const r = ui.route;
+  return (
+    <ErrorBoundary
+      fallback={(e: unknown) => (
+        <main class="page">
+          <p class="banner bad" role="alert">
+            {ui.t('error.loadFailed')} {String((e as Error)?.message ?? '')}
+          </p>
+          <a class="btn" href="#/">
+            {ui.t('notFound.home')}
+          </a>
+        </main>
+      )}
+    >
+      <Suspense fallback={<p class="page">{ui.t('link.connecting')}</p>}>
+        <Switch
+          fallback={
+            <>
+              <Header title={ui.t('notFound.title')} back={{ name: 'inbox' }} />
+              <main class="page">
+                <a class="btn" href={routeHref({ name: 'inbox' })}>
+                  {ui.t('notFound.home')}
+                </a>
+              </main>
+            </>
+          }
+        >
+          <Match when={r().name === 'inbox'}>
+            <Inbox />
+          </Match>
+          <Match when={r().name === 'pair'}>
+            <Pair />
+          </Match>
+          <Match when={r().name === 'settings'}>
+            <Settings />
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'machine' ? x : null;
+            })()}
+          >
+            {(m) => <Machine roomId={m().roomId} />}
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'session' ? x : null;
+            })()}
+          >
+            {(s) => <Session roomId={s().roomId} sessionId={s().sessionId} card={s().card} />}
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'new' ? x : null;
+            })()}
+          >
+            {(n) => <NewSession roomId={n().roomId} />}
+          </Match>
+        </Switch>
+      </Suspense>
+    </ErrorBoundary>
+  );
+}

@@ -1,0 +1,70 @@
+import { For, Show, createMemo } from 'solid-js';
+import type { OpenCard } from '../client/machine-view.ts';
+import { ApprovalCard } from './ApprovalCard.tsx';
+import { useUi } from './context.tsx';
+import { QuestionCard } from './QuestionCard.tsx';
+
+const keyOf = (c: OpenCard) =>
+  `${c.roomId}|${c.kind}|${c.kind === 'approval' ? c.approval.approvalId : c.question.questionId}`;
+
+/**
+ * Open approvals and questions, announced politely as they arrive (aria-live). Cards are keyed
+ * by id, not by object, so a live update elsewhere never remounts a card the owner is filling in.
+ */
+export function Cards(props: { cards: OpenCard[]; focus?: { kind: string; id: string } }) {
+  const ui = useUi();
+  const byKey = createMemo(() => new Map(props.cards.map((c) => [keyOf(c), c])));
+  const keys = createMemo(() => props.cards.map(keyOf));
+  const viewOf = (roomId: string) => ui.state().machines.find((m) => m.roomId === roomId);
+  return (
+    <div class="cards" aria-live="polite" aria-relevant="additions">
+      <For each={keys()}>
+        {(key) => {
+          const card = () => byKey().get(key);
+          const view = () => {
+            const c = card();
+            return c ? viewOf(c.roomId) : undefined;
+          };
+          const approval = () => {
+            const c = card();
+            return c?.kind === 'approval' ? c.approval : undefined;
+          };
+          const question = () => {
+            const c = card();
+            return c?.kind === 'question' ? c.question : undefined;
+          };
+          return (
+            <Show when={view()}>
+              {(v) => (
+                <>
+                  <Show when={approval()}>
+                    {(a) => (
+                      <ApprovalCard
+                        view={v()}
+                        approval={a()}
+                        focus={
+                          props.focus?.kind === 'approval' && props.focus.id === a().approvalId
+                        }
+                      />
+                    )}
+                  </Show>
+                  <Show when={question()}>
+                    {(q) => (
+                      <QuestionCard
+                        view={v()}
+                        question={q()}
+                        focus={
+                          props.focus?.kind === 'question' && props.focus.id === q().questionId
+                        }
+                      />
+                    )}
+                  </Show>
+                </>
+              )}
+            </Show>
+          );
+        }}
+      </For>
+    </div>
+  );
+}

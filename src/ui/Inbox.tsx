@@ -1,0 +1,78 @@
+import { For, Show, createEffect } from 'solid-js';
+import { openCards, sessionCounts } from '../client/machine-view.ts';
+import { routeHref } from '../client/router.ts';
+import { Cards } from './Cards.tsx';
+import { useUi } from './context.tsx';
+import { AsOf, Header, Presence, RelayNotices, RepairBanner } from './widgets.tsx';
+
+export default function Inbox() {
+  const ui = useUi();
+  const cards = () => openCards(ui.state().machines);
+  const relays = () => [...new Set(ui.state().machines.map((m) => m.relay))];
+
+  // The app badge counts what waits for the owner, where the platform has one.
+  createEffect(() => {
+    const count = cards().length;
+    const nav = navigator as Navigator & {
+      setAppBadge?: (n: number) => Promise<void>;
+      clearAppBadge?: () => Promise<void>;
+    };
+    if (count > 0) void nav.setAppBadge?.(count).catch(() => {});
+    else void nav.clearAppBadge?.().catch(() => {});
+  });
+
+  return (
+    <>
+      <Header title={ui.t('inbox.title')} />
+      <main class="page">
+        <RelayNotices relays={relays()} />
+        <section class="section" aria-labelledby="inbox-waiting">
+          <h2 id="inbox-waiting">{ui.t('inbox.waiting')}</h2>
+          <Show when={cards().length === 0}>
+            <p class="empty">{ui.t('inbox.nothingWaiting')}</p>
+          </Show>
+          <Cards cards={cards()} />
+        </section>
+        <section class="section" aria-labelledby="inbox-machines">
+          <h2 id="inbox-machines">{ui.t('inbox.machines')}</h2>
+          <Show when={ui.state().ready && ui.state().machines.length === 0}>
+            <p class="empty">{ui.t('inbox.noMachines')}</p>
+          </Show>
+          <ul class="list">
+            <For each={ui.state().machines}>
+              {(view) => {
+                const counts = () => sessionCounts(view);
+                return (
+                  <li>
+                    <a class="row" href={routeHref({ name: 'machine', roomId: view.roomId })}>
+                      <span class="row-title">{view.name}</span>
+                      <Presence view={view} />
+                      <span class="row-sub">
+                        {ui.t('inbox.counts', {
+                          running: counts().running,
+                          waiting: counts().waiting,
+                        })}
+                      </span>
+                    </a>
+                    <RepairBanner view={view} />
+                    <AsOf view={view} />
+                  </li>
+                );
+              }}
+            </For>
+          </ul>
+          <div class="actions">
+            <a class="btn primary" href={routeHref({ name: 'pair' })}>
+              {ui.t('inbox.pair')}
+            </a>
+            <Show when={ui.state().machines.length > 0}>
+              <a class="btn" href={routeHref({ name: 'new' })}>
+                {ui.t('inbox.newSession')}
+              </a>
+            </Show>
+          </div>
+        </section>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+import { For, Show } from 'solid-js';
+import type { Session } from '../../protocol/index.ts';
+import { useUi } from './context.tsx';
+
+/** The current tool and the trail of steps ("read ×5"), with "+N earlier" when cut. */
+export function Steps(props: { session: Session }) {
+  const ui = useUi();
+  const steps = () => props.session.steps ?? [];
+  const earlier = () => {
+    const total = props.session.stepCount;
+    return total !== undefined ? total - steps().reduce((n, s) => n + (s.count ?? 1), 0) : 0;
+  };
+  return (
+    <div class="steps">
+      <Show when={props.session.activity}>
+        <p class="activity">{ui.t('session.activity', { tool: props.session.activity! })}</p>
+      </Show>
+      <Show when={steps().length > 0}>
+        <ol class="trail" aria-label={ui.t('session.steps')}>
+          <Show when={earlier() > 0}>
+            <li class="earlier">{ui.t('session.earlier', { count: earlier() })}</li>
+          </Show>
+          <For each={steps()}>
+            {(step) => (
+              <li>
+                {step.tool}
+                <Show when={(step.count ?? 1) > 1}> ×{step.count}</Show>
+              </li>
+            )}
+          </For>
+        </ol>
+      </Show>
+    </div>
+  );
+}

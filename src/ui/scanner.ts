@@ -1,0 +1,96 @@
+// The QR scanner, a lazy chunk loaded only when the owner taps "Scan". The browser's native
+// BarcodeDetector is used where it exists; html5-qrcode (~108 KiB gzip) is loaded only where it
+// does not.
+export const SCAN_ERRORS = {
+  noCamera: 'no-camera',
+  denied: 'denied',
+  failed: 'failed',
+} as const;
+export type ScanError = (typeof SCAN_ERRORS)[keyof typeof SCAN_ERRORS];
+
+export type Scan = { stop(): Promise<void> };
+const DETECT_INTERVAL_MS = 250;
+
+type Detector = { detect(source: HTMLVideoElement): Promise<{ rawValue: string }[]> };
+type DetectorCtor = new (options: { formats: string[] }) => Detector;
+
+export function classifyCameraError(e: unknown): ScanError {
+  const name = (e as { name?: string } | null)?.name ?? '';
+  if (name === 'NotAllowedError' || name === 'SecurityError' || /permission/i.test(String(e)))
+    return SCAN_ERRORS.denied;
+  if (
+    name === 'NotFoundError' ||
+    name === 'OverconstrainedError' ||
+    /no camera|not found/i.test(String(e))
+  )
+    return SCAN_ERRORS.noCamera;
+  return SCAN_ERRORS.failed;
+}
+
+export async function startScan(
+  container: HTMLElement,
+  onCode: (text: string) => void,
+): Promise<Scan> {
+  if (!navigator.mediaDevices?.getUserMedia)
+    throw Object.assign(new Error('no camera API'), { name: 'NotFoundError' });
+  const Native = (globalThis as { BarcodeDetector?: DetectorCtor }).BarcodeDetector;
+  if (Native) return nativeScan(new Native({ formats: ['qr_code'] }), container, onCode);
+  const { Html5Qrcode } = await import('html5-qrcode');
+  const region = document.createElement('div');
+  region.id = `qr-region-${Date.now()}`;
+  container.append(region);
+  const scanner = new Html5Qrcode(region.id, false);
+  await scanner.start(
+    { facingMode: 'environment' },
+    { fps: 8, qrbox: 240 },
+    (text) => onCode(text),
+    () => {},
+  );
+  return {
+    async stop() {
+      if (scanner.isScanning) await scanner.stop();
+      region.remove();
+    },
+  };
+}
+
+async function nativeScan(
+  detector: Detector,
+  container: HTMLElement,
+  onCode: (text: string) => void,
+): Promise<Scan> {
+  const stream = await navigator.mediaDevices.getUserMedia({
+    video: { facingMode: 'environment' },
+    audio: false,
+  });
+  const video = document.createElement('video');
+  video.muted = true;
+  video.playsInline = true;
+  video.setAttribute('aria-hidden', 'true');
+  video.srcObject = stream;
+  container.append(video);
+  await video.play();
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const loop = async () => {
+    if (stopped) return;
+    try {
+      const codes = await detector.detect(video);
+      const hit = codes[0]?.rawValue;
+      if (hit) onCode(hit);
+    } catch {
+      // a frame that cannot be read is skipped; the next one may be
+    }
+    timer = setTimeout(() => void loop(), DETECT_INTERVAL_MS);
+  };
+  void loop();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      for (const track of stream.getTracks()) track.stop();
+      video.remove();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { For, Show } from 'solid-js';
+import { sessionsByActivity } from '../../client/machine-view.ts';
+import { routeHref } from '../../client/router.ts';
+import { useUi } from '../context.tsx';
+import { Steps } from '../Steps.tsx';
+import {
+  AsOf,
+  Header,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+  StateChip,
+  reasonText,
+} from '../widgets.tsx';
+
+export default function Machine(props: { roomId: string }) {
+  const ui = useUi();
+  const view = () => ui.state().machines.find((m) => m.roomId === props.roomId);
+  const forget = async () => {
+    const v = view();
+    if (!v || !window.confirm(ui.t('machine.forgetConfirm', { name: v.name }))) return;
+    await ui.client.forget(v.roomId);
+    ui.go({ name: 'inbox' });
+  };
+  return (
+    <>
+      <Header title={view()?.name ?? ui.t('machine.title')} back={{ name: 'inbox' }} />
+      <main class="page">
+        <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
+          {(v) => (
+            <>
+              <RelayNotices relays={[v().relay]} />
+              <RepairBanner view={v()} />
+              <section class="section" aria-labelledby="machine-status">
+                <h2 id="machine-status">{ui.t('machine.title')}</h2>
+                <p>
+                  <Presence view={v()} />
+                </p>
+                <AsOf view={v()} />
+                <Show when={v().status} fallback={<p class="empty">{ui.t('machine.noData')}</p>}>
+                  {(s) => (
+                    <ul class="facts">
+                      <li>{ui.t('machine.plugin', { version: s().pluginVersion })}</li>
+                      <Show when={s().dshVersion}>
+                        <li>{ui.t('machine.dsh', { version: s().dshVersion! })}</li>
+                      </Show>
+                      <Show when={v().statusAt}>
+                        <li>{ui.t('machine.lastStatus', { time: ui.time(v().statusAt!) })}</li>
+                      </Show>
+                    </ul>
+                  )}
+                </Show>
+              </section>
+              <Show when={v().errors.some((e) => !e.sessionId)}>
+                <section class="section" aria-labelledby="machine-errors">
+                  <h2 id="machine-errors">{ui.t('session.errors')}</h2>
+                  <For
+                    each={v()
+                      .errors.filter((e) => !e.sessionId)
+                      .slice(0, 5)}
+                  >
+                    {(e) => (
+                      <p class="banner bad">
+                        {ui.time(e.at)} — {reasonText(ui.t, e.reason, e.message)}
+                      </p>
+                    )}
+                  </For>
+                </section>
+              </Show>
+              <section class="section" aria-labelledby="machine-sessions">
+                <h2 id="machine-sessions">{ui.t('machine.sessions')}</h2>
+                <Show when={sessionsByActivity(v()).length === 0}>
+                  <p class="empty">{ui.t('machine.noSessions')}</p>
+                </Show>
+                <ul class="list">
+                  <For each={sessionsByActivity(v())}>
+                    {(s) => (
+                      <li>
+                        <a
+                          class="row"
+                          href={routeHref({
+                            name: 'session',
+                            roomId: v().roomId,
+                            sessionId: s.sessionId,
+                          })}
+                        >
+                          <span class="row-title">{s.title}</span>
+                          <span class="chips">
+                            <StateChip state={s.state} />
+                            <Show when={s.dispatched}>
+                              <span class="chip">{ui.t('session.dispatched')}</span>
+                            </Show>
+                            <Show when={s.access === 'full'}>
+                              <span class="chip danger">{ui.t('session.fullAccess')}</span>
+                            </Show>
+                          </span>
+                        </a>
+                        <Steps session={s} />
+                      </li>
+                    )}
+                  </For>
+                </ul>
+              </section>
+              <div class="actions">
+                <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
+                  {ui.t('machine.start')}
+                </a>
+                <a class="btn" href={routeHref({ name: 'pair' })}>
+                  {ui.t('machine.repair')}
+                </a>
+                <button type="button" class="btn deny" onClick={() => void forget()}>
+                  {ui.t('machine.forget')}
+                </button>
+              </div>
+            </>
+          )}
+        </Show>
+      </main>
+    </>
+  );
+}

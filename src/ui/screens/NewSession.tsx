@@ -1,0 +1,231 @@
+import { For, Show, createEffect, createMemo, createSignal, untrack } from 'solid-js';
+import { MAX_PROMPT_BYTES, MAX_PROMPT_CHARS, utf8ByteLength } from '../../../protocol/index.ts';
+import { useUi } from '../context.tsx';
+import { Header, RelayNotices, reasonText } from '../widgets.tsx';
+
+// Dispatch. Full access is offered only when the machine advertises it, behind a toggle that is
+// off by default, an explicit warning and a typed confirmation (spec v1.2: three gates).
+export default function NewSession(props: { roomId?: string }) {
+  const ui = useUi();
+  const machines = () => ui.state().machines;
+  const [roomId, setRoomId] = createSignal(
+    untrack(() => props.roomId ?? machines()[0]?.roomId ?? ''),
+  );
+  const view = () => machines().find((m) => m.roomId === roomId());
+  const roots = () => view()?.status?.allowedRoots;
+  const [cwd, setCwd] = createSignal('');
+  const [worktree, setWorktree] = createSignal(false);
+  const [prompt, setPrompt] = createSignal('');
+  const [full, setFull] = createSignal(false);
+  const [confirmWord, setConfirmWord] = createSignal('');
+  const [requestId, setRequestId] = createSignal<string | null>(null);
+  const [error, setError] = createSignal<string | null>(null);
+  const [sentAt, setSentAt] = createSignal(0);
+
+  createEffect(() => {
+    const r = roots();
+    if (r && r.length > 0 && !r.includes(cwd())) setCwd(r[0]!);
+  });
+  createEffect(() => {
+    if (!props.roomId && !roomId() && machines()[0]) setRoomId(machines()[0]!.roomId);
+  });
+
+  const chars = createMemo(() => [...prompt()].length);
+  const bytes = createMemo(() => utf8ByteLength(prompt()));
+  const tooLong = () => chars() > MAX_PROMPT_CHARS || bytes() > MAX_PROMPT_BYTES;
+  const fullOffered = () => view()?.status?.capabilities?.fullAccessDispatch === true;
+  const dispatchOff = () => roots() !== undefined && roots()!.length === 0;
+  const fullConfirmed = () => !full() || confirmWord().trim() === ui.t('new.fullAccessWord');
+  const blocked = () => (roomId() ? ui.blocked(roomId()) : 'unknown-machine');
+  const result = () => {
+    const id = requestId();
+    return id ? view()?.dispatchResults[id] : undefined;
+  };
+  const pending = () => requestId() !== null && !result();
+  const canSubmit = () =>
+    !!view() &&
+    !dispatchOff() &&
+    prompt().trim() !== '' &&
+    !tooLong() &&
+    cwd().trim() !== '' &&
+    fullConfirmed() &&
+    blocked() === null &&
+    !pending();
+
+  createEffect(() => {
+    const r = result();
+    if (r?.ok && r.sessionId && !r.note)
+      ui.go({ name: 'session', roomId: roomId(), sessionId: r.sessionId });
+  });
+
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    if (!canSubmit()) return;
+    setError(null);
+    setSentAt(Date.now());
+    const sent = await ui.client.dispatch(roomId(), {
+      prompt: prompt(),
+      cwd: cwd().trim(),
+      worktree: worktree(),
+      ...(full() && fullOffered() ? { access: 'full' as const } : {}),
+    });
+    if (sent.ok) setRequestId(sent.requestId);
+    else setError(ui.t(`block.${sent.code}`));
+  };
+  const relayNoticeSinceSend = () => {
+    const v = view();
+    const n = v ? ui.state().relayNotices[v.relay] : undefined;
+    return n && sentAt() > 0 && n.at >= sentAt() ? n : undefined;
+  };
+
+  return (
+    <>
+      <Header
+        title={ui.t('new.title')}
+        back={props.roomId ? { name: 'machine', roomId: props.roomId } : { name: 'inbox' }}
+      />
+      <main class="page">
+        <Show when={machines().length > 0} fallback={<p class="empty">{ui.t('new.noMachine')}</p>}>
+          <Show when={relayNoticeSinceSend()}>
+            <RelayNotices relays={[view()!.relay]} />
+          </Show>
+          <form class="form" onSubmit={(ev) => void submit(ev)}>
+            <label class="field">
+              <span>{ui.t('new.machine')}</span>
+              <select value={roomId()} onChange={(ev) => setRoomId(ev.currentTarget.value)}>
+                <For each={machines()}>{(m) => <option value={m.roomId}>{m.name}</option>}</For>
+              </select>
+            </label>
+            <Show
+              when={roots() !== undefined}
+              fallback={
+                <label class="field">
+                  <span>{ui.t('new.cwdFree')}</span>
+                  <input
+                    type="text"
+                    value={cwd()}
+                    onInput={(ev) => setCwd(ev.currentTarget.value)}
+                    autocomplete="off"
+                  />
+                </label>
+              }
+            >
+              <Show
+                when={!dispatchOff()}
+                fallback={<p class="banner warn">{ui.t('new.cwdDisabled')}</p>}
+              >
+                <label class="field">
+                  <span>{ui.t('new.cwd')}</span>
+                  <select value={cwd()} onChange={(ev) => setCwd(ev.currentTarget.value)}>
+                    <For each={roots()}>{(r) => <option value={r}>{r}</option>}</For>
+                  </select>
+                </label>
+              </Show>
+            </Show>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={worktree()}
+                onChange={(ev) => setWorktree(ev.currentTarget.checked)}
+              />
+              <span>{ui.t('new.worktree')}</span>
+            </label>
+            <label class="field">
+              <span>{ui.t('new.prompt')}</span>
+              <textarea
+                rows="6"
+                value={prompt()}
+                onInput={(ev) => setPrompt(ev.currentTarget.value)}
+                aria-describedby="prompt-counter"
+              />
+            </label>
+            <p
+              id="prompt-counter"
+              class={tooLong() ? 'counter over' : 'counter'}
+              aria-live="polite"
+            >
+              {ui.t('new.counter', {
+                chars: chars(),
+                maxChars: MAX_PROMPT_CHARS,
+                bytes: bytes(),
+                maxBytes: MAX_PROMPT_BYTES,
+              })}
+              <Show when={tooLong()}> — {ui.t('new.tooLong')}</Show>
+            </p>
+            <Show
+              when={fullOffered()}
+              fallback={<p class="hint">{ui.t('new.fullAccessUnavailable')}</p>}
+            >
+              <label class="check danger">
+                <input
+                  type="checkbox"
+                  checked={full()}
+                  onChange={(ev) => setFull(ev.currentTarget.checked)}
+                />
+                <span>{ui.t('new.fullAccess')}</span>
+              </label>
+              <Show when={full()}>
+                <div class="banner bad" role="alert">
+                  <p>{ui.t('new.fullAccessWarning')}</p>
+                  <label class="field">
+                    <span>
+                      {ui.t('new.fullAccessConfirmLabel', { word: ui.t('new.fullAccessWord') })}
+                    </span>
+                    <input
+                      type="text"
+                      value={confirmWord()}
+                      onInput={(ev) => setConfirmWord(ev.currentTarget.value)}
+                      autocomplete="off"
+                    />
+                  </label>
+                </div>
+              </Show>
+            </Show>
+            <button type="submit" class="btn primary" disabled={!canSubmit()}>
+              {ui.t('new.submit')}
+            </button>
+            <Show when={blocked()}>{(code) => <p class="why">{ui.t(`block.${code()}`)}</p>}</Show>
+            <Show when={error()}>
+              <p class="why" role="alert">
+                {error()}
+              </p>
+            </Show>
+            <Show when={pending()}>
+              <p class="hint" role="status">
+                {ui.t('new.waiting')}
+              </p>
+            </Show>
+            <Show when={result()}>
+              {(r) => (
+                <div role="status">
+                  <Show
+                    when={r().ok}
+                    fallback={
+                      <p class="banner bad">
+                        {ui.t('new.failed', { message: reasonText(ui.t, r().reason, r().error) })}
+                      </p>
+                    }
+                  >
+                    <Show when={r().note}>
+                      <p class="banner info">
+                        {ui.t('new.note', { message: reasonText(ui.t, r().reason, r().note) })}
+                      </p>
+                    </Show>
+                    <Show when={r().sessionId}>
+                      <a
+                        class="btn primary"
+                        href={`#/m/${encodeURIComponent(roomId())}/s/${encodeURIComponent(r().sessionId!)}`}
+                      >
+                        {ui.t('new.openSession')}
+                      </a>
+                    </Show>
+                  </Show>
+                </div>
+              )}
+            </Show>
+          </form>
+        </Show>
+      </main>
+    </>
+  );
+}

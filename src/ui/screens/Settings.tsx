@@ -1,0 +1,92 @@
+import { For, Show } from 'solid-js';
+import { routeHref } from '../../client/router.ts';
+import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
+import { THEMES, useUi, type Theme } from '../context.tsx';
+import { Header, Presence } from '../widgets.tsx';
+
+export default function Settings() {
+  const ui = useUi();
+  return (
+    <>
+      <Header title={ui.t('settings.title')} back={{ name: 'inbox' }} />
+      <main class="page">
+        <section class="section" aria-labelledby="set-lang">
+          <h2 id="set-lang">{ui.t('settings.language')}</h2>
+          <label class="field">
+            <span class="visually-hidden">{ui.t('settings.language')}</span>
+            <select
+              value={ui.locale()}
+              onChange={(ev) => void ui.setLocale(ev.currentTarget.value as Locale)}
+            >
+              <For each={Object.entries(LOCALE_NAMES)}>
+                {([code, name]) => (
+                  <option value={code} lang={code}>
+                    {name}
+                  </option>
+                )}
+              </For>
+            </select>
+          </label>
+        </section>
+        <section class="section" aria-labelledby="set-theme">
+          <h2 id="set-theme">{ui.t('settings.theme')}</h2>
+          <div class="segmented" role="radiogroup" aria-labelledby="set-theme">
+            <For each={Object.values(THEMES)}>
+              {(theme: Theme) => (
+                <label class="choice">
+                  <input
+                    type="radio"
+                    name="theme"
+                    value={theme}
+                    checked={ui.theme() === theme}
+                    onChange={() => ui.setTheme(theme)}
+                  />
+                  <span>{ui.t(`settings.theme.${theme}`)}</span>
+                </label>
+              )}
+            </For>
+          </div>
+        </section>
+        {/* The push issue fills this section (permission, subscription per machine, receipts). */}
+        <section class="section" id="notifications" aria-labelledby="set-notif">
+          <h2 id="set-notif">{ui.t('settings.notifications')}</h2>
+          <p class="hint">{ui.t('settings.notificationsSoon')}</p>
+        </section>
+        <section class="section" aria-labelledby="set-storage">
+          <h2 id="set-storage">{ui.t('settings.storage')}</h2>
+          <p>
+            {ui.storage() === 'persisted'
+              ? ui.t('settings.storage.persisted')
+              : ui.storage() === 'not-persisted'
+                ? ui.t('settings.storage.notPersisted')
+                : ui.t('settings.storage.unknown')}
+          </p>
+          <Show when={ui.storage() !== 'persisted'}>
+            <button type="button" class="btn" onClick={() => void ui.requestPersist()}>
+              {ui.t('settings.storage.ask')}
+            </button>
+          </Show>
+        </section>
+        <section class="section" aria-labelledby="set-machines">
+          <h2 id="set-machines">{ui.t('settings.machines')}</h2>
+          <ul class="list">
+            <For each={ui.state().machines}>
+              {(m) => (
+                <li>
+                  <a class="row" href={routeHref({ name: 'machine', roomId: m.roomId })}>
+                    <span class="row-title">{m.name}</span>
+                    <Presence view={m} />
+                  </a>
+                </li>
+              )}
+            </For>
+          </ul>
+          <a class="btn" href={routeHref({ name: 'pair' })}>
+            {ui.t('inbox.pair')}
+          </a>
+        </section>
+        <p class="hint">{ui.t('settings.version', { version: __APP_VERSION__ })}</p>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,143 @@
+import { For, Show, type JSX } from 'solid-js';
+import type { MachineView } from '../client/machine-view.ts';
+import type { OutboxEntry } from '../client/outbox.ts';
+import { presenceOf } from '../client/presence.ts';
+import type { Route } from '../client/router.ts';
+import { routeHref } from '../client/router.ts';
+import { hasKey } from '../i18n/index.ts';
+import type { SessionState } from '../../protocol/index.ts';
+import { useUi } from './context.tsx';
+
+export function Header(props: { title: string; back?: Route }) {
+  const { t } = useUi();
+  return (
+    <header class="bar">
+      <Show when={props.back}>
+        {(back) => (
+          <a class="icon-btn" href={routeHref(back())} aria-label={t('nav.back')}>
+            <span aria-hidden="true">‹</span>
+          </a>
+        )}
+      </Show>
+      <h1>{props.title}</h1>
+      <a class="icon-btn" href={routeHref({ name: 'settings' })} aria-label={t('nav.settings')}>
+        <span aria-hidden="true">⚙</span>
+      </a>
+    </header>
+  );
+}
+
+export function Presence(props: { view: MachineView }) {
+  const ui = useUi();
+  const line = () => presenceOf(ui.state().links[props.view.relay], props.view);
+  return (
+    <span class={`presence ${line().tone}`}>
+      <span class="dot" aria-hidden="true" />
+      {ui.t(line().key, { time: line().since !== undefined ? ui.time(line().since!) : '' })}
+    </span>
+  );
+}
+
+/** Offline reading: what is on screen may be old, and says so. */
+export function AsOf(props: { view: MachineView }) {
+  const ui = useUi();
+  const stale = () => presenceOf(ui.state().links[props.view.relay], props.view).tone !== 'ok';
+  return (
+    <Show when={stale() && props.view.asOf !== null}>
+      <p class="as-of">{ui.t('machine.asOf', { time: ui.time(props.view.asOf!) })}</p>
+    </Show>
+  );
+}
+
+export function RepairBanner(props: { view: MachineView }) {
+  const ui = useUi();
+  return (
+    <Show when={props.view.repairNeeded}>
+      <div class="banner bad" role="alert">
+        <p>{ui.t('machine.repairNeeded')}</p>
+        <a class="btn" href={routeHref({ name: 'pair' })}>
+          {ui.t('machine.repair')}
+        </a>
+      </div>
+    </Show>
+  );
+}
+
+export function StateChip(props: { state: SessionState }) {
+  const ui = useUi();
+  const key = () => `state.${props.state}`;
+  return (
+    <span class={`chip state-${props.state}`}>
+      {hasKey(key()) ? ui.t(key() as 'state.idle') : props.state}
+    </span>
+  );
+}
+
+export function ActionStatus(props: { entry: OutboxEntry | undefined }) {
+  const ui = useUi();
+  return (
+    <Show when={props.entry}>
+      {(entry) => (
+        <span class={`badge ${entry().state}`} role="status">
+          {entry().state === 'sent'
+            ? ui.t('card.sent')
+            : entry().state === 'unconfirmed'
+              ? ui.t('card.unconfirmed')
+              : ui.t('card.expired')}
+        </span>
+      )}
+    </Show>
+  );
+}
+
+/** Relay error frames, shown on the screens of the machines behind that relay. */
+export function RelayNotices(props: { relays: string[] }) {
+  const ui = useUi();
+  const notices = () =>
+    props.relays
+      .map((relay) => ({ relay, notice: ui.state().relayNotices[relay] }))
+      .filter((n) => n.notice !== undefined);
+  return (
+    <For each={notices()}>
+      {(n) => {
+        const key = `relay.${n.notice!.code}`;
+        return (
+          <div class="banner warn" role="alert">
+            <p>
+              {hasKey(key)
+                ? ui.t(key as 'relay.limit')
+                : (n.notice!.message ?? ui.t('relay.unknown'))}
+            </p>
+            <button
+              class="btn ghost"
+              type="button"
+              onClick={() => ui.client.dismissNotice(n.relay)}
+            >
+              {ui.t('relay.dismiss')}
+            </button>
+          </div>
+        );
+      }}
+    </For>
+  );
+}
+
+export function Section(props: { title: string; children: JSX.Element; live?: boolean }) {
+  return (
+    <section class="section" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+/** A reason code rendered in the app's language; unknown codes fall back to the machine's words. */
+export function reasonText(
+  t: ReturnType<typeof useUi>['t'],
+  reason: string | undefined,
+  fallback: string | undefined,
+): string {
+  const key = `reason.${reason ?? ''}`;
+  if (reason && hasKey(key)) return t(key as 'reason.not-pending');
+  return fallback ?? '';
+}
