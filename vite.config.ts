@@ -1,11 +1,60 @@
 import { defineConfig } from 'vite';
 import solid from 'vite-plugin-solid';
+import { VitePWA } from 'vite-plugin-pwa';
 import pkg from './package.json' with { type: 'json' };
 
 // The app is served from one origin everywhere (http://127.0.0.1:4173): `localhost` would be a
 // different origin with its own service worker and IndexedDB.
 export default defineConfig({
-  plugins: [solid()],
+  plugins: [
+    solid(),
+    VitePWA({
+      // Our own worker (sw/sw.ts): push, notification actions and the update prompt need code
+      // that a generated worker cannot hold. Workbox only injects the precache list into it.
+      strategies: 'injectManifest',
+      srcDir: 'sw',
+      filename: 'sw.ts',
+      // The app registers through workbox-window (src/pwa/register.ts) to drive the update prompt.
+      injectRegister: false,
+      manifest: {
+        id: '/',
+        name: 'dsh dispatch',
+        short_name: 'dispatch',
+        description: 'Approve, answer and steer your coding agents from your phone.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        orientation: 'portrait',
+        theme_color: '#0f172a',
+        background_color: '#0f172a',
+        lang: 'en',
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          {
+            src: '/icons/maskable-192.png',
+            sizes: '192x192',
+            type: 'image/png',
+            purpose: 'maskable',
+          },
+          {
+            src: '/icons/maskable-512.png',
+            sizes: '512x512',
+            type: 'image/png',
+            purpose: 'maskable',
+          },
+        ],
+      },
+      injectManifest: {
+        rollupFormat: 'iife',
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The service worker itself is never precached; source maps are not needed offline.
+        globIgnores: ['**/*.map'],
+      },
+      // A worker in dev caches stale code under the developer's feet: opt in with VITE_PWA_DEV=1.
+      devOptions: { enabled: process.env.VITE_PWA_DEV === '1', type: 'module' },
+    }),
+  ],
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
   // The manifest lets scripts/check-size.ts find exactly the JS a first visit loads.
   build: { target: 'es2022', sourcemap: true, manifest: true },

@@ -1,0 +1,140 @@
+/// <reference lib="dom" />
+// Code inside page.evaluate runs in the browser: DOM types for it (the rest of e2e/ is Node).
+// Service worker helpers for the push e2e suite; every trick here is in docs/push.md.
+import type { BrowserContext, CDPSession, Page } from '@playwright/test';
+
+/** Waits until a worker is activated and controls the page (`ready` resolves too early). */
+export async function waitForController(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const worker = registration.active;
+    if (worker && worker.state !== 'activated') {
+      await new Promise<void>((resolve) => {
+        worker.addEventListener('statechange', () => worker.state === 'activated' && resolve());
+      });
+    }
+    if (!navigator.serviceWorker.controller) {
+      await new Promise<void>((resolve) =>
+        navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), {
+          once: true,
+        }),
+      );
+    }
+  });
+}
+
+export type PushDelivery = {
+  deliver(data: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * Delivers a push straight to the page's worker through the DevTools protocol: no push service is
+ * reachable here. The registration id is learned from workerRegistrationUpdated, which must be
+ * listened to before ServiceWorker.enable.
+ */
+export async function pushDelivery(
+  context: BrowserContext,
+  page: Page,
+  origin: string,
+): Promise<PushDelivery> {
+  const session: CDPSession = await context.newCDPSession(page);
+  const scope = `${origin}/`;
+  const registrationId = new Promise<string>((resolve) => {
+    session.on('ServiceWorker.workerRegistrationUpdated', (event) => {
+      for (const r of event.registrations) {
+        if (r.scopeURL === scope && !r.isDeleted) resolve(r.registrationId);
+      }
+    });
+  });
+  await session.send('ServiceWorker.enable');
+  const id = await registrationId;
+  return {
+    deliver: async (data) => {
+      await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
+    },
+    close: () => session.detach(),
+  };
+}
+
+export type ShownNotification = {
+  title: string;
+  body: string;
+  tag: string;
+  data: Record<string, unknown>;
+  actions: Array<{ action: string; title: string }>;
+};
+
+/** The notifications the worker shows now (`registration.getNotifications()`). */
+export function shownNotifications(page: Page): Promise<ShownNotification[]> {
+  return page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const list = await registration.getNotifications();
+    return list.map((n) => ({
+      title: n.title,
+      body: n.body,
+      tag: n.tag,
+      data: n.data as Record<string, unknown>,
+      actions: [
+        ...((n as unknown as { actions?: Array<{ action: string; title: string }> }).actions ?? []),
+      ].map((a) => ({ action: a.action, title: a.title })),
+    }));
+  });
+}
+
+/** Closes every notification the worker shows, so the next assertion starts clean. */
+export async function clearNotifications(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    for (const n of await registration.getNotifications()) n.close();
+  });
+}
+
+/**
+ * Runs the worker's notification-click handler for the notification with this tag, exactly as a
+ * tap on `action` would ('' = the body). There is no DevTools command for a notification click.
+ */
+export function runNotificationAction(
+  page: Page,
+  tag: string,
+  action: string,
+): Promise<{ ok: boolean; plan?: string; outcome?: string; code?: string }> {
+  return page.evaluate(
+    ({ tag, action }) =>
+      new Promise((resolve) => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = (e) => resolve(e.data);
+        navigator.serviceWorker.controller?.postMessage(
+          { type: 'dsh:run-notification-action', tag, action },
+          [channel.port2],
+        );
+      }),
+    { tag, action },
+  );
+}
+
+/** Writes the app's stored pairings (src/client/pairing-store.ts layout) into the shared store. */
+export async function storePairings(page: Page, pairings: unknown[]): Promise<void> {
+  await writeKeyval(page, 'pairings', pairings);
+}
+
+export async function writeKeyval(page: Page, key: string, value: unknown): Promise<void> {
+  await page.evaluate(
+    ({ key, value }) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('keyval-store');
+        open.onupgradeneeded = () => open.result.createObjectStore('keyval');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('keyval', 'readwrite');
+          tx.objectStore('keyval').put(value, key);
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    { key, value },
+  );
+}

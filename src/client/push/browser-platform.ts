@@ -1,0 +1,75 @@
+import { toBase64Url, type PushSubscriptionJson } from '../../../protocol/index.ts';
+import type { PushClient, PushPlatform } from './push-client.ts';
+import { PUSH_RECEIVED, SUBSCRIPTION_CHANGED } from './sw-messages.ts';
+
+function toJson(sub: PushSubscription): PushSubscriptionJson {
+  const json = sub.toJSON();
+  return {
+    endpoint: sub.endpoint,
+    keys: { p256dh: json.keys?.p256dh ?? '', auth: json.keys?.auth ?? '' },
+  };
+}
+
+/** An activated registration: `ready` can resolve while the worker is still activating. */
+async function activeRegistration(): Promise<ServiceWorkerRegistration> {
+  const registration = await navigator.serviceWorker.ready;
+  const worker = registration.active;
+  if (worker && worker.state !== 'activated') {
+    await new Promise<void>((resolve) => {
+      const check = () => worker.state === 'activated' && resolve();
+      worker.addEventListener('statechange', check);
+      check();
+    });
+  }
+  return registration;
+}
+
+/** The real browser APIs behind PushPlatform. */
+export function makeBrowserPushPlatform(): PushPlatform {
+  const supported = () =>
+    'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+  return {
+    supported,
+    permission: () => (supported() ? Notification.permission : 'unsupported'),
+    requestPermission: () => Notification.requestPermission(),
+    async getSubscription() {
+      const sub = await (await activeRegistration()).pushManager.getSubscription();
+      if (!sub) return null;
+      const key = sub.options.applicationServerKey;
+      return {
+        json: toJson(sub),
+        applicationServerKey: key ? toBase64Url(new Uint8Array(key)) : null,
+      };
+    },
+    async subscribe(applicationServerKey) {
+      const registration = await activeRegistration();
+      const sub = await registration.pushManager.subscribe({
+        // Every push shows a notification (sw/push.ts), which is what userVisibleOnly promises.
+        userVisibleOnly: true,
+        applicationServerKey: applicationServerKey as BufferSource,
+      });
+      return toJson(sub);
+    },
+    async unsubscribe() {
+      const sub = await (await activeRegistration()).pushManager.getSubscription();
+      await sub?.unsubscribe();
+    },
+  };
+}
+
+/** Feeds the worker's messages (sw/logic/sw-messages.ts) into the push client. */
+export function listenToWorker(client: PushClient): () => void {
+  if (!('serviceWorker' in navigator)) return () => undefined;
+  const onMessage = (event: MessageEvent) => {
+    const data = event.data as { type?: unknown; roomId?: unknown; at?: unknown; kind?: unknown };
+    if (data?.type === PUSH_RECEIVED && typeof data.roomId === 'string') {
+      const at = typeof data.at === 'number' ? data.at : Date.now();
+      const kind = typeof data.kind === 'string' ? data.kind : 'unreadable';
+      client.pushReceived(data.roomId, { at, kind });
+    } else if (data?.type === SUBSCRIPTION_CHANGED) {
+      void client.onSubscriptionChanged();
+    }
+  };
+  navigator.serviceWorker.addEventListener('message', onMessage);
+  return () => navigator.serviceWorker.removeEventListener('message', onMessage);
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { PWA_STRINGS, languageOf } from '../../pwa/strings.ts';
+import { MACHINE_PUSH_STATES, PUSH_ERRORS } from './push-client.ts';
+import { PUSH_UI_STRINGS } from './ui-strings.ts';
+
+describe('Issue 7 §7: every push and install string in English and Simplified Chinese', () => {
+  it('both languages have the same keys, none empty', () => {
+    for (const table of [PWA_STRINGS, PUSH_UI_STRINGS]) {
+      expect(Object.keys(table.zh).sort()).toEqual(Object.keys(table.en).sort());
+      for (const lang of ['en', 'zh'] as const) {
+        for (const text of Object.values(table[lang])) expect(text.trim()).not.toBe('');
+      }
+    }
+  });
+  it('every machine state and every error code has its words', () => {
+    const keys = Object.keys(PUSH_UI_STRINGS.en);
+    for (const code of [...Object.values(MACHINE_PUSH_STATES), ...Object.values(PUSH_ERRORS)]) {
+      expect(keys).toContain(code);
+    }
+  });
+  it('<html lang> zh, zh-CN and zh-Hans mean Chinese; anything else English', () => {
+    expect(['zh', 'zh-CN', 'zh-Hans'].map(languageOf)).toEqual(['zh', 'zh', 'zh']);
+    expect(['en', 'en-GB', '', null].map(languageOf)).toEqual(['en', 'en', 'en', 'en']);
+  });
+});

@@ -1,2 +1,0 @@
-// Placeholder so sw/tsconfig.json has an input; the push issue fills this folder.
-export {};
