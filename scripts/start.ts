@@ -84,10 +84,12 @@ async function main(): Promise<void> {
       { quiet: /^\s*(➜|$)|press h/ },
     ),
   );
-  const relayUrl = (
+  const localRelayUrl = (
     await relay.waitForLine(/relay listening on (ws:\/\/\S+)/, 'the relay', READY_TIMEOUT_MS)
   )[1]!;
-  const appUrl = `http://127.0.0.1:${config.appPort}`;
+  const relayUrl = config.publicRelayUrl ?? localRelayUrl;
+  const localAppUrl = `http://127.0.0.1:${config.appPort}`;
+  const appUrl = config.publicAppUrl ?? localAppUrl;
   const stateDir = path.join(config.dataDir, 'machine');
   const machine = watch(
     startPart(
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
     ),
   );
   await machine.waitForLine(/device-online/, 'the device executor to connect', READY_TIMEOUT_MS);
-  await waitForHttp(appUrl, READY_TIMEOUT_MS);
+  await waitForHttp(localAppUrl, READY_TIMEOUT_MS);
   if (stopping) return;
 
   const code = readFileSync(path.join(stateDir, 'pairing-code.txt'), 'utf8').trim();

@@ -13,6 +13,10 @@ export type StartConfig = {
   lanePort: number;
   vapidSubject: string;
   machineName: string;
+  /** The relay URL the machine dials and puts into the pairing code (a phone must reach it). */
+  publicRelayUrl: string | undefined;
+  /** The app's address in the pairing link (a phone must reach it). */
+  publicAppUrl: string | undefined;
 };
 
 export const START_ENV = {
@@ -22,6 +26,8 @@ export const START_ENV = {
   lanePort: 'DSH_DEVICE_LANE_PORT',
   vapidSubject: 'DSH_VAPID_SUBJECT',
   machineName: 'DSH_MACHINE_NAME',
+  publicRelayUrl: 'DSH_PUBLIC_RELAY_URL',
+  publicAppUrl: 'DSH_PUBLIC_APP_URL',
 } as const;
 
 export class StartConfigError extends Error {
@@ -38,6 +44,20 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let ok = false;
+  try {
+    ok = protocols.includes(new URL(raw).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok)
+    throw new StartConfigError(`${name} must be a ${protocols.join(' or ')} URL, not "${raw}"`);
+  return raw;
+}
+
 export function readStartConfig(env: NodeJS.ProcessEnv, repo: string): StartConfig {
   return {
     dataDir: path.resolve(repo, env[START_ENV.dataDir] || '.data'),
@@ -47,5 +67,7 @@ export function readStartConfig(env: NodeJS.ProcessEnv, repo: string): StartConf
     // Push services want a contact; a real deployment sets its own (README: deploying the relay).
     vapidSubject: env[START_ENV.vapidSubject] || 'mailto:demo@dsh-dispatch.invalid',
     machineName: env[START_ENV.machineName] || 'demo',
+    publicRelayUrl: url(env, START_ENV.publicRelayUrl, ['ws:', 'wss:']),
+    publicAppUrl: url(env, START_ENV.publicAppUrl, ['http:', 'https:'])?.replace(/\/+$/, ''),
   };
 }
