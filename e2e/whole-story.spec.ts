@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
@@ -23,7 +23,8 @@ import {
 // push service is reachable here) and the push reaches the worker through the DevTools protocol.
 
 const DEVICE_MARK = 'on-device';
-const LATENCIES_FILE = path.resolve('test-results/whole-story-latencies.json');
+// One JSON line per run, appended: `npm run bench:app` reads the lines its own runs added.
+const LATENCIES_FILE = path.resolve('test-results/whole-story-latencies.jsonl');
 
 test('The whole story: pair by link, dispatch with a worktree, approve a command that runs on the device, answer, read, reply; then the app hides and Allow is taken from the push notification', async ({
   page,
@@ -215,7 +216,7 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
       measuredAt: new Date().toISOString(),
     };
     mkdirSync(path.dirname(LATENCIES_FILE), { recursive: true });
-    writeFileSync(LATENCIES_FILE, JSON.stringify(latencies, null, 2));
+    appendFileSync(LATENCIES_FILE, JSON.stringify(latencies) + '\n');
     console.log(
       `whole story: approval.request → card visible ${latencies.approvalToCardMs} ms; push → notification ${latencies.pushToNotificationMs} ms`,
     );
