@@ -115,6 +115,26 @@ describe('issue 6 §5: the mock machine runs its tools on an enrolled device', (
     expect(d.link.lane.devices()[0]).toMatchObject({ online: true, inflight: 0 });
   }, 60_000);
 
+  it('§4 consumer-side bound: the host drains every dispatch, so 3 MiB of output (over the lane’s 2 MiB bound) finishes with exit 0 and is never cancelled (no output_overflow)', async () => {
+    const d = await deviceWorld();
+    await d.serve();
+    const phone = await d.w.phone();
+    const from = phone.messages.length;
+    const r = await dispatch(phone, {
+      prompt: "run: echo [$DEVICE_MARK]; head -c 3145728 /dev/zero | tr '\\0' x",
+    });
+    await approveNext(phone, from);
+    const final = await finalOf(phone, r.sessionId!);
+    expect(final.summary).toContain('(exit 0)');
+    const transcript = d.w.machine
+      .transcript(r.sessionId!)
+      .map((e) => e.text)
+      .join('\n');
+    expect(transcript).toContain('[on-device]');
+    expect(errorsFor(phone, r.sessionId!)).toEqual([]);
+    expect(d.link.lane.auditEvents().some((e) => e.event === 'output_overflow')).toBe(false);
+  }, 60_000);
+
   it('§5: with the device disconnected the tools run locally, and a device that comes back takes over again', async () => {
     const d = await deviceWorld();
     await d.serve();
