@@ -27,6 +27,8 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     relay.proc.freeze();
     await allow.click();
     await expect(page.getByText('You chose: Allow')).toBeVisible();
+    // No confirmation within the deadline: the card says so.
+    await expect(page.getByText('Unconfirmed — will be re-sent')).toBeVisible({ timeout: 20_000 });
     await relay.restart({ crash: true });
     await expect(page.getByText('Turn summary')).toBeVisible({ timeout: 30_000 });
     expect(readFileSync(join(m.root, 'ran.txt'), 'utf8')).toBe('applied\n');
@@ -64,6 +66,29 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
       page.getByRole('listitem').filter({ hasText: 'remember me' }).first(),
     ).toBeVisible();
     const sessionUrl = page.url();
+    // The offline cache is written shortly after each message: wait until it holds the page.
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            new Promise<string>((resolve) => {
+              type Req<T> = { result: T; onsuccess: (() => void) | null };
+              type Db = {
+                transaction(s: string): {
+                  objectStore(s: string): { getAll(): Req<unknown[]> };
+                };
+              };
+              const idb = (globalThis as unknown as { indexedDB: { open(n: string): Req<Db> } })
+                .indexedDB;
+              const req = idb.open('keyval-store');
+              req.onsuccess = () => {
+                const all = req.result.transaction('keyval').objectStore('keyval').getAll();
+                all.onsuccess = () => resolve(JSON.stringify(all.result));
+              };
+            }),
+        ),
+      )
+      .toContain('"text":"remember me"');
     await relay.stop();
     await page.goto(sessionUrl);
     await page.reload();

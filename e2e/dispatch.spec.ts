@@ -97,11 +97,11 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     await page.reload();
     await expect(page.getByText('Older messages exist and are not loaded.')).toBeVisible();
     await expect(page.getByText('Start of the conversation.')).toHaveCount(0);
-    await expect(page.getByText(/Read b\.txt/)).toBeVisible();
+    await expect(page.getByRole('listitem').filter({ hasText: /Read b\.txt/ })).toBeVisible();
     await expectAccessible(page, 'session transcript');
     await page.getByRole('button', { name: 'Load older' }).click();
     await expect(page.getByText('Start of the conversation.')).toBeVisible();
-    await expect(page.getByText(/Read a\.txt/)).toBeVisible();
+    await expect(page.getByRole('listitem').filter({ hasText: /Read a\.txt/ })).toBeVisible();
     await expect(page.getByRole('listitem').filter({ hasText: 'read: a.txt' })).toBeVisible();
 
     await page.getByLabel('Reply to this session').fill('say: second turn');

@@ -24,9 +24,13 @@ describe('npm run machine (the CLI as a real process) against npm run relay', ()
     const root = path.join(tmp.dir, 'root');
     mkdirSync(root);
     const stateDir = path.join(tmp.dir, 'state');
+    // One process (tsx as a loader, not its wrapper), so the exit code is the machine's own: the
+    // wrapper turns a forwarded signal into 128+n when its relay races a loaded machine.
     const child = spawn(
-      path.join(repo, 'node_modules/.bin/tsx'),
+      process.execPath,
       [
+        '--import',
+        'tsx',
         'machine/main.ts',
         '--relay',
         relay.url,

@@ -3,7 +3,7 @@ import { MACHINE_BACKOFF } from '../protocol/index.ts';
 import { captureLog } from './log.ts';
 import { makeRelayLink } from './relay-link.ts';
 import { until } from './test-support/until.ts';
-import { WebSocketServer } from './ws.ts';
+import { WebSocketServer } from 'ws';
 
 // A stand-in relay that speaks just enough of the envelope (hello → hello-ok) and never answers
 // pings, to prove the machine's half of "Heartbeat: WebSocket ping/pong at 25s".

@@ -1,4 +1,4 @@
-import { WebSocket } from './ws.ts';
+import { WebSocket } from 'ws';
 import {
   backoffDelayMs,
   encodeFrame,

@@ -3,7 +3,7 @@
 // and idle sockets must stay small (issue 3 §7: ≤ 7.5 KiB each, most of it `ws`'s own).
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
-import type { WebSocket } from './ws.ts';
+import type { WebSocket } from 'ws';
 import {
   encodeFrame,
   MAX_ENVELOPE_BYTES,

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from './ws.ts';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_TRANSPORT_BYTES } from '../protocol/index.ts';
 import { DEFAULT_SETTINGS, type RelaySettings } from './config.ts';
 import { Connection } from './connection.ts';

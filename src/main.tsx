@@ -29,6 +29,12 @@ watchLifecycle({
   suspend: () => client.suspendAll(),
   resume: () => client.kickAll(),
 });
+// Offline reading: what is still waiting in the coalesced cache write goes to disk when the
+// page goes away.
+window.addEventListener('pagehide', () => client.flush());
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'hidden') client.flush();
+});
 // A pairing link opened while the app is already open arrives as a hash change.
 window.addEventListener('hashchange', () => {
   const code = pairingCodeIn(location.hash);

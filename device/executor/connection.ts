@@ -2,7 +2,7 @@
 // the executor fences (§1.5) → generationAck → steady state with heartbeats (R14). The
 // connection never sends a second hello, stamps every frame with the gen it was given (R9), and
 // holds back non-bye frames until the fence is done.
-import { WebSocket } from './ws-node.ts';
+import { WebSocket } from 'ws';
 import type { KeyObject } from 'node:crypto';
 import {
   DEVICE_PROTOCOL_VERSION,

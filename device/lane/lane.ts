@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from './ws-node.ts';
+import { WebSocketServer } from 'ws';
 import {
   DEVICE_HTTP_PATHS,
   DEVICE_PROTOCOL_VERSION,

@@ -1,5 +1,5 @@
 import { randomBytes, verify } from 'node:crypto';
-import type { WebSocket } from './ws-node.ts';
+import type { WebSocket } from 'ws';
 import {
   BINARY_FRAME_REJECT,
   buildHelloSignaturePayload,

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { WebSocket } from './ws-node.ts';
+import { WebSocket } from 'ws';
 import {
   DEVICE_HTTP_PATHS,
   DEVICE_INSTRUCTION_KINDS,

@@ -1,16 +1,7 @@
 // A queueing WebSocket test client: every frame the relay sends is queued, and tests take them
 // in order. nextFrame(kind) fails if the next frame is of another kind, so a test also proves
 // that nothing unexpected came first. Self-contained (ws and node: only) so other parts can copy it.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-
-// `ws` by file path: vitest's "browser" export condition (from the Solid plugin) would hand out
-// ws's browser stub. Inlined (not ../ws.ts) so this file can be copied to another folder as is.
-const require = createRequire(import.meta.url);
-const { WebSocket } = require(
-  path.join(path.dirname(require.resolve('ws/package.json')), 'index.js'),
-) as typeof import('ws');
-type WebSocket = import('ws').WebSocket;
+import { WebSocket } from 'ws';
 
 export type Frame = { kind: string; [k: string]: unknown };
 type Received = { text: string; binary: boolean };

@@ -390,6 +390,8 @@ export function makeClient(deps: ClientDeps) {
       relayNotices = rest;
       changed();
     },
+    /** Writes pending offline-cache updates now (the page is being hidden or unloaded). */
+    flush: () => cache.flush(),
     kickAll: () => connections.forEach((c) => c.kick()),
     suspendAll: () => connections.forEach((c) => c.suspend()),
     close() {

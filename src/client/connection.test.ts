@@ -177,3 +177,17 @@ describe('Reconnect: jittered backoff 0.5 s → 30 s, unlimited, and at once on 
     expect(c.status().state).toBe('online');
   });
 });
+
+describe('D10 at the socket: a restart for changed rooms leaves nothing silently in flight', () => {
+  it('restart reports the old socket closed and joins the rooms again on a new one', () => {
+    const { sockets, events, c } = setup([ROOM_A]);
+    c.start();
+    sockets.last().open();
+    sockets.last().receive({ kind: 'hello-ok', peers });
+    c.restart();
+    expect(events.filter((e) => e.kind === 'socket-closed')).toHaveLength(1);
+    expect(sockets.sockets).toHaveLength(2);
+    sockets.last().open();
+    expect(sockets.last().frames()).toEqual([{ kind: 'hello', room: ROOM_A, role: 'phone' }]);
+  });
+});

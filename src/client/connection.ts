@@ -247,6 +247,8 @@ export function makeConnection(options: ConnectionOptions): Connection {
       generation += 1;
       socket = null;
       ws?.close(1000, 'rooms changed');
+      // Whatever was in flight on the old socket is unconfirmed now (D10).
+      if (ws) options.onEvent({ kind: 'socket-closed' });
       attempt = 0;
       setStatus(LINK_STATES.connecting);
       connect();

@@ -47,7 +47,8 @@ export default function NewSession(props: { roomId?: string }) {
     !dispatchOff() &&
     prompt().trim() !== '' &&
     !tooLong() &&
-    cwd().trim() !== '' &&
+    // A folder must be chosen from allowedRoots; in free-text mode (field absent) it is optional.
+    (roots() === undefined || cwd().trim() !== '') &&
     fullConfirmed() &&
     blocked() === null &&
     !pending();
@@ -63,10 +64,11 @@ export default function NewSession(props: { roomId?: string }) {
     if (!canSubmit()) return;
     setError(null);
     setSentAt(Date.now());
+    const folder = cwd().trim();
     const sent = await ui.client.dispatch(roomId(), {
       prompt: prompt(),
-      cwd: cwd().trim(),
       worktree: worktree(),
+      ...(folder !== '' ? { cwd: folder } : {}),
       ...(full() && fullOffered() ? { access: 'full' as const } : {}),
     });
     if (sent.ok) setRequestId(sent.requestId);

@@ -1,17 +1,9 @@
 // A relay stand-in on a real loopback socket for the worker's socket logic: it answers hello like
 // the relay (hello-ok in order, with the machine count the test chooses) and lets the test play
 // the machine. The real relay and mock machine are exercised in e2e/push-*.spec.ts.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import type { WebSocket as WsSocket } from 'ws';
+import { WebSocket, WebSocketServer, type WebSocket as WsSocket } from 'ws';
 import { open, parsePhoneMessage, type PhoneMessage } from '../../../protocol/index.ts';
 import type { SocketFactory, Timers } from '../socket.ts';
-
-// vitest resolves `ws` with the browser condition here (its stub throws), even through
-// require: load the Node build by its file path, which bypasses the package's export map.
-const nodeRequire = createRequire(import.meta.url);
-const wsIndex = join(dirname(nodeRequire.resolve('ws/package.json')), 'index.js');
-const { WebSocket, WebSocketServer } = nodeRequire(wsIndex) as typeof import('ws');
 
 export type FakeRelay = {
   url: string;
