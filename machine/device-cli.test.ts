@@ -40,6 +40,12 @@ function startMachine(args: string[]) {
   return { pid, io, exited };
 }
 
+/** `--name value` or `--name=value` (secrets use the latter: they may begin with '-'). */
+const valueOf = (args: string[], name: string): string => {
+  const joined = args.find((a) => a.startsWith(`${name}=`));
+  return joined !== undefined ? joined.slice(name.length + 1) : args[args.indexOf(name) + 1]!;
+};
+
 const ENROLL_LINE = /npm run device -- enroll (.+)$/m;
 
 describe('npm run machine -- --device-lane-port (issue 6 §5)', () => {
@@ -72,12 +78,15 @@ describe('npm run machine -- --device-lane-port (issue 6 §5)', () => {
       20_000,
     );
     const enrollArgs = ENROLL_LINE.exec(m.io.stdout)![1]!.split(' ');
-    const flag = (name: string) => enrollArgs[enrollArgs.indexOf(name) + 1]!;
+    const flag = (name: string) => valueOf(enrollArgs, name);
     const credentialFile = path.join(stateDir, DEVICE_CREDENTIAL_FILE);
     expect(statSync(credentialFile).mode & 0o777).toBe(0o600);
     expect(flag('--user-token')).toBe(readFileSync(credentialFile, 'utf8').trim());
     expect(flag('--workspace')).toBe(root);
     expect(flag('--server')).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Secrets travel as --flag=value: a base64url value may begin with '-'.
+    expect(enrollArgs).toContain(`--token=${flag('--token')}`);
+    expect(enrollArgs).toContain(`--user-token=${flag('--user-token')}`);
     // Neither secret reaches the log stream.
     expect(m.io.stderr).not.toContain(flag('--token'));
     expect(m.io.stderr).not.toContain(flag('--user-token'));
@@ -116,8 +125,8 @@ describe('npm run machine -- --device-lane-port (issue 6 §5)', () => {
     const again = startMachine([...args, '--device-lane-port', port]);
     await until(() => ENROLL_LINE.test(again.io.stdout), 'the second start', 20_000);
     const second = ENROLL_LINE.exec(again.io.stdout)![1]!.split(' ');
-    expect(second[second.indexOf('--user-token') + 1]).toBe(flag('--user-token'));
-    expect(second[second.indexOf('--token') + 1]).not.toBe(flag('--token'));
+    expect(valueOf(second, '--user-token')).toBe(flag('--user-token'));
+    expect(valueOf(second, '--token')).not.toBe(flag('--token'));
     await until(() => again.io.stderr.includes('device-online'), 'the device to reconnect', 30_000);
   }, 90_000);
 });

@@ -12,6 +12,7 @@ import {
 import { isGone } from './test-support/relay-process.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
+import { makeTmpDir } from './test-support/tmp.ts';
 import { until } from './test-support/until.ts';
 
 // Issue 6 §5: the mock machine hosts the device lane; while an enrolled executor (a real
@@ -134,6 +135,24 @@ describe('issue 6 §5: the mock machine runs its tools on an enrolled device', (
     expect(errorsFor(phone, r.sessionId!)).toEqual([]);
     expect(d.link.lane.auditEvents().some((e) => e.event === 'output_overflow')).toBe(false);
   }, 60_000);
+
+  it('§5: the printed command enrolls even when the credential and token begin with "-" (passed as --flag=value)', async () => {
+    const tmp = makeTmpDir();
+    cleanups.push(async () => tmp.cleanup());
+    const stateDir = path.join(tmp.dir, 'state');
+    mkdirSync(stateDir, { mode: 0o700 });
+    // 43 base64url characters = 32 bytes, beginning with '-'.
+    writeFileSync(path.join(stateDir, 'device-user-credential'), `-${'A'.repeat(42)}\n`, {
+      mode: 0o600,
+    });
+    const link = await startDeviceLink({ stateDir, port: 0, roots: [tmp.dir], log: captureLog() });
+    cleanups.push(() => link.close());
+    expect(link.credential.startsWith('-')).toBe(true);
+    const command = link.enrollCommand(tmp.dir);
+    const args = command.replace(/^npm run device -- /, '').split(' ');
+    const r = await runDeviceCommand([...args, '--key-dir', path.join(tmp.dir, 'key')]);
+    expect(r.code, r.err).toBe(0);
+  }, 30_000);
 
   it('§5: with the device disconnected the tools run locally, and a device that comes back takes over again', async () => {
     const d = await deviceWorld();

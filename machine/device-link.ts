@@ -91,7 +91,9 @@ export async function startDeviceLink(o: {
     },
     enrollCommand: (workspace) => {
       const { token } = lane.issueEnrollmentToken(DEVICE_OWNER);
-      return `npm run device -- enroll --server ${lane.url} --token ${token} --user-token ${credential} --workspace ${workspace}`;
+      // `--flag=value`: a base64url token or credential may begin with '-', which the separate
+      // form would read as another option.
+      return `npm run device -- enroll --server ${lane.url} --token=${token} --user-token=${credential} --workspace ${workspace}`;
     },
     async close() {
       await Promise.all([...hosts.values()].map((h) => h.close()));
