@@ -18,6 +18,8 @@ Options:
   --app-url <url>        the app's address for the pairing link (default: ${DEFAULT_APP_URL})
   --allow-full-access    let phones dispatch sessions with access:'full' (default: refused)
   --re-pair              discard the pairing secret and make a new one (old phones must re-pair)
+  --device-lane-port <n> host the device lane on 127.0.0.1:<n> (0: any free port); while an
+                         enrolled device is connected, tools run on it (see docs/device.md)
   --help                 this text
 
 Desk commands (type while it runs):
@@ -35,6 +37,8 @@ export type CliOptions = {
   appUrl: string;
   allowFullAccess: boolean;
   rePair: boolean;
+  /** `--device-lane-port`: absent when the machine hosts no device lane. */
+  deviceLanePort?: number;
 };
 
 export type CliResult =
@@ -42,7 +46,7 @@ export type CliResult =
   | { ok: true; help: false; options: CliOptions }
   | {
       ok: false;
-      code: 'bad-args' | 'missing-relay' | 'bad-relay-url' | 'bad-app-url';
+      code: 'bad-args' | 'missing-relay' | 'bad-relay-url' | 'bad-app-url' | 'bad-device-lane-port';
       message: string;
     };
 
@@ -69,6 +73,7 @@ export function parseCli(argv: readonly string[]): CliResult {
         'app-url': { type: 'string' },
         'allow-full-access': { type: 'boolean' },
         're-pair': { type: 'boolean' },
+        'device-lane-port': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -94,6 +99,14 @@ export function parseCli(argv: readonly string[]): CliResult {
       message: `--app-url must be an http(s) URL: ${appUrl}`,
     };
   }
+  const lanePort = values['device-lane-port'];
+  if (lanePort !== undefined && !(/^\d{1,5}$/.test(lanePort) && Number(lanePort) <= 65535)) {
+    return {
+      ok: false,
+      code: 'bad-device-lane-port',
+      message: `--device-lane-port must be a port number 0-65535: ${lanePort}`,
+    };
+  }
   return {
     ok: true,
     help: false,
@@ -105,6 +118,7 @@ export function parseCli(argv: readonly string[]): CliResult {
       appUrl,
       allowFullAccess: values['allow-full-access'] ?? false,
       rePair: values['re-pair'] ?? false,
+      ...(lanePort !== undefined ? { deviceLanePort: Number(lanePort) } : {}),
     },
   };
 }

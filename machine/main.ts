@@ -4,6 +4,7 @@ import { HELP_TEXT, parseCli } from './cli.ts';
 import { attachDesk } from './desk.ts';
 import { createMachine, MachineStartError } from './machine.ts';
 import { StateError } from './state-dir.ts';
+import { startLaneForCli } from './device-cli.ts';
 
 const parsed = parseCli(process.argv.slice(2));
 if (!parsed.ok) {
@@ -17,7 +18,9 @@ if (parsed.help) {
 const o = parsed.options;
 
 let machine;
+let lane;
 try {
+  lane = o.deviceLanePort === undefined ? null : await startLaneForCli(o, o.deviceLanePort);
   machine = await createMachine({
     relay: o.relay,
     name: o.name,
@@ -26,6 +29,7 @@ try {
     appUrl: o.appUrl,
     allowFullAccess: o.allowFullAccess,
     rePair: o.rePair,
+    ...(lane !== null ? { toolHost: lane.link.provider } : {}),
   });
 } catch (e) {
   if (e instanceof MachineStartError || e instanceof StateError) {
@@ -50,6 +54,7 @@ out.write(
     ? `Phones may dispatch into: ${machine.allowedRoots.join(', ')}${o.allowFullAccess ? ' (full access allowed)' : ''}\n`
     : 'Dispatch is off: no --root given.\n',
 );
+if (lane !== null) out.write(lane.banner());
 out.write('Type "help" for desk commands.\n\n');
 
 const detach = attachDesk(machine, process.stdin, out, HELP_TEXT);
@@ -60,13 +65,16 @@ const stop = (signal: string) => {
   stopping = true;
   process.stderr.write(`machine: ${signal}, shutting down\n`);
   detach();
-  machine.close().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      process.stderr.write(`machine: shutdown failed: ${(e as Error).message}\n`);
-      process.exit(1);
-    },
-  );
+  machine
+    .close()
+    .then(() => lane?.link.close())
+    .then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`machine: shutdown failed: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -4,6 +4,7 @@ import { runTurn, type AgentAnswer, type AgentQuestion } from './agent/runner.ts
 import { clampApprovalTitle, clampDetail, clampItems, clampSummary } from './outbound.ts';
 import type { Core } from './core.ts';
 import { addStep, EMPTY_TRAIL } from './steps.ts';
+import { reportingHost } from './tool-errors.ts';
 import type { SessionRecord } from './sessions.ts';
 
 // One turn of one session: the prompt becomes a user transcript entry, the scripted agent runs
@@ -50,7 +51,17 @@ export function makeTurns(core: Core) {
       outcome = await runTurn(steps, {
         cwd: s.cwd,
         signal: abort.signal,
-        host: () => core.host(),
+        host: () =>
+          reportingHost(core.host(), (_code, message) =>
+            core.send({
+              v: 1,
+              type: 'error',
+              ts: core.timers.now(),
+              message: clampSummary(message),
+              context: 'tool',
+              sessionId: s.sessionId,
+            }),
+          ),
         approve: async (title, detail) => {
           const { outcome: decided } = core.pending.openApproval(
             s.sessionId,
