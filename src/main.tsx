@@ -2,6 +2,7 @@ import { render } from 'solid-js/web';
 import { makeClient } from './client/client.ts';
 import { makeIdbKv } from './client/idb-kv.ts';
 import { watchLifecycle } from './client/lifecycle.ts';
+import type { PushClient } from './client/push/push-client.ts';
 import { pairingCodeIn } from './client/router.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
 import { App } from './ui/App.tsx';
@@ -15,13 +16,35 @@ const pairCode = pairingCodeIn(location.hash);
 if (pairCode !== null)
   history.replaceState(null, '', `${location.pathname}${location.search}#/pair`);
 
+const kv = makeIdbKv();
+// The push client is a lazy chunk (size budget): until it has loaded there is no subscription,
+// so there is nothing to unsubscribe on forget, and a hello-ok waits for it (D7 refresh).
+let push: PushClient | null = null;
+let resolvePush: (p: PushClient | null) => void = () => {};
+const pushReady = new Promise<PushClient | null>((resolve) => (resolvePush = resolve));
 const client = makeClient({
-  kv: makeIdbKv(),
+  kv,
   // The browser WebSocket's handler types are narrower than the injected interface's.
   socket: (url) => new WebSocket(url) as unknown as SocketLike,
   timers: browserTimers,
+  pushEndpoint: () => push?.endpoint(),
+  onJoined: (roomId) => void pushReady.then((p) => p?.onJoined(roomId)),
 });
-void client.start();
+// Issue 8 §2: makeAppPushClient re-subscribes on every app start (push.start()); it starts after
+// the client so the paired rooms are known.
+void client
+  .start()
+  .catch(() => undefined)
+  .then(() => import('./client/push/app-push.ts'))
+  .then(({ makeAppPushClient }) => {
+    push = makeAppPushClient({
+      kv,
+      rooms: () => client.pairedRooms(),
+      sendFrame: (roomId, frame) => client.sendFrame(roomId, frame),
+    }).push;
+    resolvePush(push);
+  })
+  .catch(() => resolvePush(null));
 watchLifecycle({
   document,
   window,
@@ -49,7 +72,7 @@ const root = document.getElementById('root');
 if (root)
   void loadLocale(initialLocale()).finally(() =>
     render(() => {
-      const ui = createUi(client, pairCode);
+      const ui = createUi(client, pairCode, pushReady);
       latePairCode = (code) => {
         ui.setPairCode(code);
         ui.go({ name: 'pair' });

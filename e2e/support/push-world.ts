@@ -30,6 +30,8 @@ export type PushWorld = {
   roomId: string;
   key: Uint8Array;
   machine: Child;
+  /** The machine's --root, real path (a dispatch's cwd). */
+  work: string;
   spy: RoomSocket;
   pushService: FakePushService;
   subscriber: FakeSubscriber;
@@ -141,6 +143,7 @@ export async function startPushWorld(
       roomId,
       key,
       machine,
+      work: realpathSync(work),
       spy,
       pushService,
       subscriber,

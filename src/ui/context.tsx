@@ -7,6 +7,7 @@ import {
   type Accessor,
 } from 'solid-js';
 import type { Client, ClientState } from '../client/client.ts';
+import type { PushClient } from '../client/push/push-client.ts';
 import { parseRoute, routeHref, type Route } from '../client/router.ts';
 import {
   defaultLocale,
@@ -18,6 +19,7 @@ import {
   type MessageKey,
   type Params,
 } from '../i18n/index.ts';
+import type { UiLanguage } from '../pwa/strings.ts';
 
 export const THEMES = { system: 'system', light: 'light', dark: 'dark' } as const;
 export type Theme = (typeof THEMES)[keyof typeof THEMES];
@@ -53,6 +55,8 @@ export type Ui = {
   requestPersist(): Promise<void>;
   /** Why actions on this machine are disabled right now (reactive), or null. */
   blocked(roomId: string): ReturnType<Client['blocked']>;
+  /** The push client (a lazy chunk); absent where the app runs without one (tests). */
+  push?: Promise<PushClient | null>;
 };
 
 const UiContext = createContext<Ui>();
@@ -94,7 +98,14 @@ export function initialLocale(): Locale {
   );
 }
 
-export function createUi(client: Client, initialPairCode: string | null): Ui {
+/** The worker's notification strings come in the app's two languages. */
+export const pushLanguageOf = (locale: Locale): UiLanguage => (locale === LOCALES.zh ? 'zh' : 'en');
+
+export function createUi(
+  client: Client,
+  initialPairCode: string | null,
+  push?: Promise<PushClient | null>,
+): Ui {
   const [state, setState] = createSignal(client.state(), { equals: false });
   onCleanup(client.subscribe(() => setState(client.state())));
 
@@ -122,8 +133,11 @@ export function createUi(client: Client, initialPairCode: string | null): Ui {
   };
   void readPersisted();
 
+  void push?.then((p) => p?.setLanguage(pushLanguageOf(untrack(locale))));
+
   return {
     client,
+    ...(push ? { push } : {}),
     state,
     locale,
     async setLocale(next) {
@@ -131,6 +145,8 @@ export function createUi(client: Client, initialPairCode: string | null): Ui {
       setLocaleSignal(next);
       document.documentElement.lang = next;
       writePref(PREFS_LOCALE, next);
+      // The worker writes notifications while the app is closed: it follows the app's language.
+      void push?.then((p) => p?.setLanguage(pushLanguageOf(next)));
     },
     theme,
     setTheme(next) {

@@ -36,7 +36,7 @@ export function NotificationsSettings(props: {
           fallback={
             <button
               type="button"
-              class="cta"
+              class="btn primary cta"
               disabled={state().busy || state().permission === 'unsupported'}
               onClick={() => void client.enable()}
             >
@@ -45,7 +45,12 @@ export function NotificationsSettings(props: {
           }
         >
           <p>{s().on}</p>
-          <button type="button" disabled={state().busy} onClick={() => void client.disable()}>
+          <button
+            type="button"
+            class="btn"
+            disabled={state().busy}
+            onClick={() => void client.disable()}
+          >
             {s().turnOff}
           </button>
         </Show>

@@ -1,11 +1,15 @@
-import { For, Show } from 'solid-js';
+import { For, Show, createResource } from 'solid-js';
+import { NotificationsSettings } from '../../client/push/NotificationsSettings.tsx';
 import { routeHref } from '../../client/router.ts';
 import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
-import { THEMES, useUi, type Theme } from '../context.tsx';
+import { currentPlatform } from '../../pwa/install-coach.ts';
+import { THEMES, pushLanguageOf, useUi, type Theme } from '../context.tsx';
 import { Header, Presence } from '../widgets.tsx';
 
 export default function Settings() {
   const ui = useUi();
+  // Without a push client (it failed to load, or none was given) the section says so.
+  const [push] = createResource(async () => (await ui.push) ?? null);
   return (
     <>
       <Header title={ui.t('settings.title')} back={{ name: 'inbox' }} />
@@ -47,11 +51,26 @@ export default function Settings() {
             </For>
           </div>
         </section>
-        {/* The push issue fills this section (permission, subscription per machine, receipts). */}
-        <section class="section" id="notifications" aria-labelledby="set-notif">
-          <h2 id="set-notif">{ui.t('settings.notifications')}</h2>
-          <p class="hint">{ui.t('settings.notificationsSoon')}</p>
-        </section>
+        <div class="section" id="notifications">
+          <Show
+            when={push()}
+            fallback={
+              <section aria-labelledby="set-notif">
+                <h2 id="set-notif">{ui.t('settings.notifications')}</h2>
+                <p class="hint">{ui.t('settings.notificationsSoon')}</p>
+              </section>
+            }
+          >
+            {(client) => (
+              <NotificationsSettings
+                client={client()}
+                machines={ui.state().machines}
+                platform={currentPlatform()}
+                language={pushLanguageOf(ui.locale())}
+              />
+            )}
+          </Show>
+        </div>
         <section class="section" aria-labelledby="set-storage">
           <h2 id="set-storage">{ui.t('settings.storage')}</h2>
           <p>
