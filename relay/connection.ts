@@ -179,11 +179,20 @@ export class Connection implements Peer {
       ctx.timers.clearTimeout(this.helloTimer);
       this.helloTimer = null;
     }
-    rooms.set(room, role);
-    ctx.rooms.join(room, role, this);
-    this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
-    ctx.presence.joined(room, role);
-    ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
+    ctx.rooms.ready(room, () => {
+      // With Redis this runs later: the socket may have closed or joined meanwhile.
+      if (this.rooms === null || this.closed) return;
+      const now = this.rooms.get(room);
+      if (now === role)
+        return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+      if (now !== undefined)
+        return this.error('bad-hello', `this socket already joined the room as ${now}`);
+      this.rooms.set(room, role);
+      ctx.rooms.join(room, role, this);
+      this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+      ctx.presence.joined(room, role);
+      ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
+    });
   }
 
   private onMsg(room: string, data: Buffer, push: PushHint | null, pushStart: number): void {

@@ -13,6 +13,7 @@ import { makePushService } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
+import { makeRedisRooms } from './redis/redis-rooms.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -67,8 +68,18 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   ensureDataDir(settings.dataDir);
   const vapid = loadOrCreateVapidKeys(settings.dataDir);
   const store = options.store ?? openSqliteSubscriptions(settings.dataDir);
-  const rooms = options.rooms ?? makeLocalRooms();
-  const presence = options.presence ?? makeLocalPresence(rooms);
+  const shared =
+    settings.redis === undefined || options.rooms !== undefined
+      ? null
+      : makeRedisRooms({
+          url: settings.redis,
+          heartbeatMs: settings.redisHeartbeatMs,
+          timers,
+          log,
+        });
+  if (shared !== null) await shared.start();
+  const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
+  const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
     options.pushDecision ?? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs);
   const sender =
@@ -256,6 +267,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         server.closeAllConnections();
         await serverClosed;
         await idle().catch(() => undefined);
+        await rooms.close();
         store.close();
         log.info('relay closed');
         log.flush?.();
