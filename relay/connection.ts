@@ -238,7 +238,7 @@ export class Connection implements Peer {
         const op =
           f.kind === 'push-subscribe'
             ? () => this.subscribe(room, f.subscription)
-            : async () => void this.ctx.store.remove(room, f.endpoint);
+            : async () => void (await this.ctx.store.remove(room, f.endpoint));
         // In order per socket: an unsubscribe never overtakes the subscribe before it.
         this.subscriptionOps = this.subscriptionOps.then(op).catch((e: unknown) => {
           this.ctx.log.error(
@@ -258,7 +258,7 @@ export class Connection implements Peer {
     const ctx = this.ctx;
     const checked = await checkSubscription(sub, ctx.unsafeOrigins, ctx.resolve);
     if (!checked.ok) return this.error('bad-frame', `push-subscribe refused: ${checked.message}`);
-    const outcome = ctx.store.add(
+    const outcome = await ctx.store.add(
       room,
       checked.sub,
       ctx.timers.now(),

@@ -14,6 +14,7 @@ import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
 import { makeRedisRooms } from './redis/redis-rooms.ts';
+import { loadOrCreateRedisVapid, makeRedisSubscriptions } from './redis/redis-store.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -66,10 +67,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const unsafeOrigins = new Set(settings.unsafeAllowPushOrigins.map((o) => new URL(o).origin));
 
   ensureDataDir(settings.dataDir);
-  const vapid = loadOrCreateVapidKeys(settings.dataDir);
-  const store = options.store ?? openSqliteSubscriptions(settings.dataDir);
+  // With --redis every replica shares rooms, presence, subscriptions and the VAPID key.
   const shared =
-    settings.redis === undefined || options.rooms !== undefined
+    settings.redis === undefined
       ? null
       : makeRedisRooms({
           url: settings.redis,
@@ -78,10 +78,22 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
           log,
         });
   if (shared !== null) await shared.start();
+  const vapid =
+    shared === null
+      ? loadOrCreateVapidKeys(settings.dataDir)
+      : await loadOrCreateRedisVapid(shared.command);
+  const store =
+    options.store ??
+    (shared === null
+      ? openSqliteSubscriptions(settings.dataDir)
+      : makeRedisSubscriptions(shared.command));
   const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
   const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
-    options.pushDecision ?? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs);
+    options.pushDecision ??
+    (shared === null
+      ? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs)
+      : shared.pushDecision(timers.now, settings.pingIntervalMs));
   const sender =
     options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins });
   const push = makePushService({
@@ -208,12 +220,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     }
     push.prune();
   }, settings.pingIntervalMs);
-  const expire = () => {
-    const n = store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
+  const expire = async () => {
+    const n = await store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
     if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
   };
-  expire();
-  const expireTimer = timers.setInterval(expire, DAY_MS);
+  const expireLogged = () =>
+    void expire().catch((e: unknown) =>
+      log.error({ error: (e as Error).message }, 'expiring subscriptions failed'),
+    );
+  await expire();
+  const expireTimer = timers.setInterval(expireLogged, DAY_MS);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -268,7 +284,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         await serverClosed;
         await idle().catch(() => undefined);
         await rooms.close();
-        store.close();
+        await store.close();
         log.info('relay closed');
         log.flush?.();
       })();

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { encodeFrame } from '../../protocol/index.ts';
 import type { Presence } from '../presence.ts';
+import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
 import type { TimerHandle, Timers } from '../timers.ts';
 import { COUNT_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
@@ -33,6 +34,13 @@ export type RedisRoomsOptions = { url: string; heartbeatMs: number; timers: Time
 export type RedisRooms = {
   rooms: Rooms;
   presence: Presence;
+  /** The command connection, for the subscription store and the VAPID key. */
+  command: Redis;
+  /**
+   * "No phone socket in the room", globally: D5's silence rule for this replica's own phones,
+   * the other replicas' counts (each of them terminates its own silent sockets by ping).
+   */
+  pushDecision(now: () => number, pingIntervalMs: number): PushDecision;
   replicaId: string;
   start(): Promise<void>;
 };
@@ -200,6 +208,17 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   return {
     rooms: r,
     presence,
+    command: cmd,
+    pushDecision(now, pingIntervalMs) {
+      const local = makeLocalPushDecision(r, now, pingIntervalMs);
+      return {
+        phonesAbsent(room) {
+          if (!local.phonesAbsent(room)) return false;
+          for (const c of rooms.get(room)?.remote.values() ?? []) if (c.phone > 0) return false;
+          return true;
+        },
+      };
+    },
     replicaId: id,
     async start() {
       await Promise.all([cmd.connect(), sub.connect()]);
