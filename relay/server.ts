@@ -14,7 +14,11 @@ import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
 import { makeRedisRooms } from './redis/redis-rooms.ts';
-import { loadOrCreateRedisVapid, makeRedisSubscriptions } from './redis/redis-store.ts';
+import {
+  loadOrCreateRedisVapid,
+  makeRedisSubscriptions,
+  restoreRedisVapid,
+} from './redis/redis-store.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -82,6 +86,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     shared === null
       ? loadOrCreateVapidKeys(settings.dataDir)
       : await loadOrCreateRedisVapid(shared.command);
+  shared?.afterReconnect(() => restoreRedisVapid(shared.command, vapid));
+  const health = shared?.health ?? (() => null);
   const store =
     options.store ??
     (shared === null
@@ -155,7 +161,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     (req, res) => {
       const path = (req.url ?? '').split('?')[0];
       if (req.method === 'GET' && path === '/healthz') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        const reason = health();
+        if (reason === null)
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        else
+          res
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ ok: false, reason }));
       } else if (req.method === 'GET' && path === '/vapid') {
         res
           .writeHead(200, {

@@ -20,6 +20,7 @@ const ID_CHARS = 16;
 const HEADER_BYTES = ID_CHARS + 2;
 /** A heartbeat key lives this many intervals: one missed beat is not death. */
 export const HEARTBEAT_TTL_INTERVALS = 3;
+const RETRY_MAX_MS = 500;
 
 type Entry = {
   machine: Set<Peer>;
@@ -42,6 +43,10 @@ export type RedisRooms = {
    */
   pushDecision(now: () => number, pingIntervalMs: number): PushDecision;
   replicaId: string;
+  /** null when healthy, else why not (for /healthz). */
+  health(): string | null;
+  /** Runs after every reconnect, before the replica reports healthy again. */
+  afterReconnect(f: () => Promise<unknown>): void;
   start(): Promise<void>;
 };
 
@@ -49,8 +54,23 @@ const roleOf = (byte: number): Role => (byte === 0x6d ? 'machine' : 'phone');
 
 export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const id = randomBytes(ID_CHARS / 2).toString('hex');
-  const cmd = new Redis(o.url, { lazyConnect: true });
-  const sub = new Redis(o.url, { lazyConnect: true });
+  // While Redis is down, commands fail at once instead of queueing without bound (local
+  // delivery goes on; cross-replica frames of that moment are lost, never replayed late), and an
+  // unanswered PUBLISH is never resent after a reconnect (it may have run: no duplicates).
+  const connOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    autoResubscribe: false, // resubscribed below, so health can wait for it
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times: number) => Math.min(times * 50, RETRY_MAX_MS),
+  };
+  const cmd = new Redis(o.url, connOptions);
+  const sub = new Redis(o.url, connOptions);
+  let started = false;
+  let cmdReady = false;
+  let subReady = false;
+  const afterReconnect: (() => Promise<unknown>)[] = [];
   const rooms = new Map<string, Entry>();
   const header = { machine: Buffer.from(`${id}fm`), phone: Buffer.from(`${id}fp`) };
   const ttlMs = o.heartbeatMs * HEARTBEAT_TTL_INTERVALS;
@@ -66,6 +86,29 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     void q.finally(() => pending.delete(q));
     return q;
   };
+  cmd.on('close', () => (cmdReady = false));
+  sub.on('close', () => (subReady = false));
+  // After a reconnect (Redis restarted, maybe empty): put back this replica's heartbeat and
+  // counts, the shared VAPID key, and every channel it listens to; only then report healthy.
+  cmd.on('ready', () => {
+    if (!started) return;
+    const counts = [...rooms].flatMap(([room, e]) =>
+      (['machine', 'phone'] as const)
+        .filter((role) => e[role].size > 0)
+        .map((role) => publishCount(room, role, e[role].size)),
+    );
+    void Promise.all([
+      heartbeat(),
+      ...counts,
+      ...afterReconnect.map((f) => track('restore', f())),
+    ]).then(() => (cmdReady = cmd.status === 'ready'));
+  });
+  sub.on('ready', () => {
+    if (!started) return;
+    const channels = [...rooms.keys()].map((r) => CHANNEL + r);
+    const done = channels.length === 0 ? Promise.resolve() : sub.subscribe(...channels);
+    void track('resubscribe', done).then(() => (subReady = sub.status === 'ready'));
+  });
   for (const [name, conn] of [
     ['commands', cmd],
     ['subscriber', sub],
@@ -220,8 +263,11 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       };
     },
     replicaId: id,
+    health: () => (cmdReady && subReady ? null : 'redis unreachable'),
+    afterReconnect: (f) => void afterReconnect.push(f),
     async start() {
       await Promise.all([cmd.connect(), sub.connect()]);
+      started = cmdReady = subReady = true;
       await heartbeat();
       beat = o.timers.setInterval(() => void heartbeat(), o.heartbeatMs);
     },

@@ -78,3 +78,7 @@ export async function loadOrCreateRedisVapid(cmd: Redis): Promise<VapidKeys> {
     throw new Error(`Redis key ${key} is not a VAPID key pair; refusing to replace it`);
   return { publicKey: parsed.publicKey, privateKey: parsed.privateKey };
 }
+
+/** After Redis lost its data: put the pair every replica already signs with back (never a new one). */
+export const restoreRedisVapid = (cmd: Redis, keys: VapidKeys): Promise<unknown> =>
+  cmd.set(`${PREFIX}vapid`, JSON.stringify(keys), 'NX');

@@ -1,6 +1,6 @@
 // A real redis-server for tests: a free port (Debian's redis-server refuses --port 0, so a
 // throwaway listener on port 0 finds one), no persistence, a temporary dir, its own process group
-// so it is killed whole. `restart()` stops it and starts it again on the same port.
+// so it is killed whole. down() and up() restart it on the same port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -15,8 +15,10 @@ export type TestRedis = {
   port: number;
   /** Kills the server (SIGKILL to its process group) and resolves once it has exited. */
   stop(): Promise<void>;
-  /** stop() then a fresh, empty server on the same port. */
-  restart(): Promise<void>;
+  /** Kills the server (SIGKILL), keeping its port and dir for up(). */
+  down(): Promise<void>;
+  /** A fresh, empty server on the same port. */
+  up(): Promise<void>;
 };
 
 export function freePort(): Promise<number> {
@@ -78,8 +80,8 @@ export async function startRedis(): Promise<TestRedis> {
       await kill(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
-    async restart() {
-      await kill(child);
+    down: () => kill(child),
+    async up() {
       child = await launch(port, dir);
     },
   };
