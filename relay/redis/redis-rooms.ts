@@ -11,7 +11,7 @@ import { encodeFrame } from '../../protocol/index.ts';
 import type { Presence } from '../presence.ts';
 import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
-import type { TimerHandle, Timers } from '../timers.ts';
+import type { Timers } from '../timers.ts';
 import { COUNT_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
 
 const PREFIX = 'relay:';
@@ -74,7 +74,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const rooms = new Map<string, Entry>();
   const header = { machine: Buffer.from(`${id}fm`), phone: Buffer.from(`${id}fp`) };
   const ttlMs = o.heartbeatMs * HEARTBEAT_TTL_INTERVALS;
-  let beat: TimerHandle | null = null;
+  let beat: NodeJS.Timeout | null = null;
   let pending = new Set<Promise<unknown>>();
 
   // Errors name the operation and Redis's message only: never a frame or a room id in full.
@@ -217,7 +217,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     },
     roomCount: () => rooms.size,
     async close() {
-      if (beat !== null) o.timers.clearInterval(beat);
+      if (beat !== null) clearInterval(beat);
       while (pending.size > 0) await Promise.all([...pending]);
       pending = new Set();
       await cmd
@@ -269,7 +269,8 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       await Promise.all([cmd.connect(), sub.connect()]);
       started = cmdReady = subReady = true;
       await heartbeat();
-      beat = o.timers.setInterval(() => void heartbeat(), o.heartbeatMs);
+      // Wall-clock, not the injectable clock: the key's TTL runs in Redis, in real time.
+      beat = setInterval(() => void heartbeat(), o.heartbeatMs);
     },
   };
 }
