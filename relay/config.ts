@@ -29,6 +29,8 @@ export type RelaySettings = {
   pushTtlSec: number;
   pushTimeoutMs: number;
   subscriptionTtlDays: number;
+  redis: string | undefined;
+  redisHeartbeatMs: number;
 };
 
 type Kind = 'string' | 'int' | 'bool' | 'list' | 'optional';
@@ -61,6 +63,8 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   pushTtlSec: 86_400,
   pushTimeoutMs: 10_000,
   subscriptionTtlDays: 60,
+  redis: undefined,
+  redisHeartbeatMs: 2_000,
 };
 
 export const SETTING_SPECS: readonly Spec[] = [
@@ -233,6 +237,20 @@ export const SETTING_SPECS: readonly Spec[] = [
     env: 'RELAY_SUBSCRIPTION_TTL_DAYS',
     kind: 'int',
     help: 'drop subscriptions not refreshed for this long (D7)',
+  },
+  {
+    key: 'redis',
+    flag: 'redis',
+    env: 'RELAY_REDIS_URL',
+    kind: 'optional',
+    help: 'redis://host:port: share rooms and presence with other replicas through Redis (default: one process)',
+  },
+  {
+    key: 'redisHeartbeatMs',
+    flag: 'redis-heartbeat-ms',
+    env: 'RELAY_REDIS_HEARTBEAT_MS',
+    kind: 'int',
+    help: "with --redis: replica heartbeat; a dead replica's sockets stop counting within 4x this",
   },
 ];
 

@@ -179,11 +179,20 @@ export class Connection implements Peer {
       ctx.timers.clearTimeout(this.helloTimer);
       this.helloTimer = null;
     }
-    rooms.set(room, role);
-    ctx.rooms.join(room, role, this);
-    this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
-    ctx.presence.joined(room, role);
-    ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
+    ctx.rooms.ready(room, () => {
+      // With Redis this runs later: the socket may have closed or joined meanwhile.
+      if (this.rooms === null || this.closed) return;
+      const now = this.rooms.get(room);
+      if (now === role)
+        return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+      if (now !== undefined)
+        return this.error('bad-hello', `this socket already joined the room as ${now}`);
+      this.rooms.set(room, role);
+      ctx.rooms.join(room, role, this);
+      this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
+      ctx.presence.joined(room, role);
+      ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
+    });
   }
 
   private onMsg(room: string, data: Buffer, push: PushHint | null, pushStart: number): void {
@@ -229,7 +238,7 @@ export class Connection implements Peer {
         const op =
           f.kind === 'push-subscribe'
             ? () => this.subscribe(room, f.subscription)
-            : async () => void this.ctx.store.remove(room, f.endpoint);
+            : async () => void (await this.ctx.store.remove(room, f.endpoint));
         // In order per socket: an unsubscribe never overtakes the subscribe before it.
         this.subscriptionOps = this.subscriptionOps.then(op).catch((e: unknown) => {
           this.ctx.log.error(
@@ -249,7 +258,7 @@ export class Connection implements Peer {
     const ctx = this.ctx;
     const checked = await checkSubscription(sub, ctx.unsafeOrigins, ctx.resolve);
     if (!checked.ok) return this.error('bad-frame', `push-subscribe refused: ${checked.message}`);
-    const outcome = ctx.store.add(
+    const outcome = await ctx.store.add(
       room,
       checked.sub,
       ctx.timers.now(),

@@ -53,7 +53,7 @@ export function makePushService(o: PushServiceOptions): PushService {
   const inflight = new Set<Promise<void>>();
 
   async function deliver(room: string, payload: string, tag: string | null, reply: PushReply) {
-    const subs = o.store.list(room);
+    const subs = await o.store.list(room);
     if (subs.length === 0) return reply('push-no-subscribers', 'no push subscription in this room');
     const options = {
       TTL: o.ttlSec,
@@ -81,7 +81,7 @@ export function makePushService(o: PushServiceOptions): PushService {
           });
           if (statusCode >= 200 && statusCode < 300) return true;
           // D7: only 404/410 mean the subscription is gone; 429, 413, 5xx keep it.
-          if (statusCode === 404 || statusCode === 410) o.store.remove(room, s.endpoint);
+          if (statusCode === 404 || statusCode === 410) await o.store.remove(room, s.endpoint);
           o.log.warn(
             { room: room.slice(0, 8), origin: endpointOrigin(s.endpoint), statusCode },
             'push refused',

@@ -17,6 +17,11 @@ export interface Peer {
 export type Peers = { machine: number; phone: number };
 
 export interface Rooms {
+  /**
+   * Runs `then` once the room can be joined: at once in process; with Redis once this replica
+   * listens to the room's channel and knows the other replicas' counts (so hello-ok is right).
+   */
+  ready(room: string, then: () => void): void;
   /** Adds the peer; false when it was already there in that role. */
   join(room: string, role: Role, peer: Peer): boolean;
   /** Removes the peer; returns how many sockets of that role remain in the room. */
@@ -27,6 +32,8 @@ export interface Rooms {
   /** Sends to every socket of `role` in `room`. */
   broadcast(room: string, role: Role, data: Buffer | string): void;
   roomCount(): number;
+  /** Settles shared state (a replica's counts); after every socket has left. */
+  close(): Promise<void>;
 }
 
 type Entry = { machine: Set<Peer>; phone: Set<Peer> };
@@ -35,6 +42,7 @@ const NONE: ReadonlySet<Peer> = new Set();
 export function makeLocalRooms(): Rooms {
   const rooms = new Map<string, Entry>();
   return {
+    ready: (_room, then) => then(),
     join(room, role, peer) {
       let e = rooms.get(room);
       if (!e) rooms.set(room, (e = { machine: new Set(), phone: new Set() }));
@@ -61,5 +69,6 @@ export function makeLocalRooms(): Rooms {
       if (set) for (const p of set) p.send(data);
     },
     roomCount: () => rooms.size,
+    close: () => Promise.resolve(),
   };
 }

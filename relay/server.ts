@@ -13,6 +13,12 @@ import { makePushService } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
+import { makeRedisRooms } from './redis/redis-rooms.ts';
+import {
+  loadOrCreateRedisVapid,
+  makeRedisSubscriptions,
+  restoreRedisVapid,
+} from './redis/redis-store.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -65,12 +71,35 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const unsafeOrigins = new Set(settings.unsafeAllowPushOrigins.map((o) => new URL(o).origin));
 
   ensureDataDir(settings.dataDir);
-  const vapid = loadOrCreateVapidKeys(settings.dataDir);
-  const store = options.store ?? openSqliteSubscriptions(settings.dataDir);
-  const rooms = options.rooms ?? makeLocalRooms();
-  const presence = options.presence ?? makeLocalPresence(rooms);
+  // With --redis every replica shares rooms, presence, subscriptions and the VAPID key.
+  const shared =
+    settings.redis === undefined
+      ? null
+      : makeRedisRooms({
+          url: settings.redis,
+          heartbeatMs: settings.redisHeartbeatMs,
+          timers,
+          log,
+        });
+  if (shared !== null) await shared.start();
+  const vapid =
+    shared === null
+      ? loadOrCreateVapidKeys(settings.dataDir)
+      : await loadOrCreateRedisVapid(shared.command);
+  shared?.afterReconnect(() => restoreRedisVapid(shared.command, vapid));
+  const health = shared?.health ?? (() => null);
+  const store =
+    options.store ??
+    (shared === null
+      ? openSqliteSubscriptions(settings.dataDir)
+      : makeRedisSubscriptions(shared.command));
+  const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
+  const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
-    options.pushDecision ?? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs);
+    options.pushDecision ??
+    (shared === null
+      ? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs)
+      : shared.pushDecision(timers.now, settings.pingIntervalMs));
   const sender =
     options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins });
   const push = makePushService({
@@ -132,7 +161,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     (req, res) => {
       const path = (req.url ?? '').split('?')[0];
       if (req.method === 'GET' && path === '/healthz') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        const reason = health();
+        if (reason === null)
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        else
+          res
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ ok: false, reason }));
       } else if (req.method === 'GET' && path === '/vapid') {
         res
           .writeHead(200, {
@@ -197,12 +232,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     }
     push.prune();
   }, settings.pingIntervalMs);
-  const expire = () => {
-    const n = store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
+  const expire = async () => {
+    const n = await store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
     if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
   };
-  expire();
-  const expireTimer = timers.setInterval(expire, DAY_MS);
+  const expireLogged = () =>
+    void expire().catch((e: unknown) =>
+      log.error({ error: (e as Error).message }, 'expiring subscriptions failed'),
+    );
+  await expire();
+  const expireTimer = timers.setInterval(expireLogged, DAY_MS);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -256,7 +295,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         server.closeAllConnections();
         await serverClosed;
         await idle().catch(() => undefined);
-        store.close();
+        await rooms.close();
+        await store.close();
         log.info('relay closed');
         log.flush?.();
       })();

@@ -8,17 +8,33 @@ import path from 'node:path';
 export type StoredSubscription = { endpoint: string; p256dh: string; auth: string };
 export type AddOutcome = 'added' | 'refreshed' | 'limit';
 
+type MaybePromise<T> = T | Promise<T>;
+
+/** SQLite answers at once; a shared store (Redis) answers later: callers await either. */
 export interface SubscriptionStore {
   /** Adds or refreshes; refuses a new endpoint when the room already holds `maxPerRoom`. */
-  add(room: string, sub: StoredSubscription, nowMs: number, maxPerRoom: number): AddOutcome;
-  remove(room: string, endpoint: string): boolean;
-  list(room: string): StoredSubscription[];
+  add(
+    room: string,
+    sub: StoredSubscription,
+    nowMs: number,
+    maxPerRoom: number,
+  ): MaybePromise<AddOutcome>;
+  remove(room: string, endpoint: string): MaybePromise<boolean>;
+  /** Oldest first. */
+  list(room: string): MaybePromise<StoredSubscription[]>;
   /** Deletes subscriptions not refreshed since `beforeMs`; returns how many. */
-  expire(beforeMs: number): number;
-  close(): void;
+  expire(beforeMs: number): MaybePromise<number>;
+  close(): MaybePromise<void>;
 }
 
-export function openSqliteSubscriptions(dataDir: string): SubscriptionStore {
+/** The SQLite store is synchronous. */
+export type SyncSubscriptionStore = {
+  [K in keyof SubscriptionStore]: (
+    ...a: Parameters<SubscriptionStore[K]>
+  ) => Awaited<ReturnType<SubscriptionStore[K]>>;
+};
+
+export function openSqliteSubscriptions(dataDir: string): SyncSubscriptionStore {
   const file = path.join(dataDir, 'subscriptions.db');
   // Create the file owner-only first: SQLite gives its -wal and -shm files the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));

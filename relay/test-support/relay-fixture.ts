@@ -28,6 +28,8 @@ export async function startFixture(options: RelayOptions = {}): Promise<Fixture>
     logLevel: 'debug',
     timers,
     logDestination: logs,
+    // RELAY_TEST_REDIS=redis://…: the same rule tests against a replica sharing that Redis.
+    ...(process.env.RELAY_TEST_REDIS ? { redis: process.env.RELAY_TEST_REDIS } : {}),
     ...options,
     dataDir,
   });
