@@ -35,6 +35,11 @@ export const appUrl = APP_ORIGIN;
 
 /** Issue 7 §7: zero serious or critical axe violations on every screen. */
 export async function expectAccessible(page: Page, screen: string) {
+  // A card fades in (160 ms): axe measures contrast on whatever opacity it catches, so wait for
+  // running animations to finish rather than judging a half-drawn frame.
+  await page.evaluate(() =>
+    Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))),
+  );
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
