@@ -13,7 +13,7 @@ import {
   startFakePushService,
   type FakePushService,
   type FakeSubscriber,
-} from './fake-push-service.ts';
+} from '../../relay/test-support/fake-push-service.ts';
 import { joinRoom, type RoomSocket } from './room-socket.ts';
 import {
   clearNotifications,
