@@ -1,19 +1,16 @@
-import { Buffer } from 'node:buffer';
-import { err, ok, type Result } from '../../protocol/result.ts';
 import {
   DEVICE_CHUNK_KINDS,
   DEVICE_FRAME_TYPES,
   DEVICE_GOODBYE_REASONS,
   isMember,
-  type DeviceFrameRejectReason,
   type DeviceFrameType,
 } from './closed-sets.ts';
 import { isObject, isStringArray, makeShapeCheck, type Obj } from './check.ts';
-import { MAX_FRAME_BYTES } from './constants.ts';
+import { makeFrameParser } from './parse-envelope.ts';
 import type { DeviceFrame } from './frames.ts';
 import { parseOutcome } from './outcome.ts';
 
-export type ParseFrameOptions = { readonly maxBytes?: number };
+export type { ParseFrameOptions } from './parse-envelope.ts';
 
 /** What the lane feeds in for a binary WebSocket frame: always `not_json` (§2.4). */
 export const BINARY_FRAME_REJECT = {
@@ -21,37 +18,6 @@ export const BINARY_FRAME_REJECT = {
   code: 'not_json',
   message: 'binary WebSocket frames are not accepted',
 } as const;
-
-/**
- * Stage 1 of §2.4 for device → server frames. Size is checked on the UTF-8 bytes before parsing.
- * Unknown extra fields are tolerated (additive compatibility); every named field is strict.
- */
-export const parseDeviceFrame = (
-  text: string,
-  opts: ParseFrameOptions = {},
-): Result<DeviceFrame, DeviceFrameRejectReason> => {
-  const maxBytes = opts.maxBytes ?? MAX_FRAME_BYTES;
-  const size = Buffer.byteLength(text, 'utf8');
-  if (size > maxBytes)
-    return err('frame_too_large', `frame is ${size} bytes, the cap is ${maxBytes}`);
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return err('not_json', 'frame is not valid JSON');
-  }
-  if (!isObject(v)) return err('not_object', 'frame is not a JSON object');
-  if (!isMember(DEVICE_FRAME_TYPES, v.t)) {
-    return err(
-      'unknown_type',
-      typeof v.t === 'string'
-        ? `unknown frame type "${v.t.slice(0, 40)}"`
-        : 'frame has no string t',
-    );
-  }
-  const problem = SHAPES[v.t as DeviceFrameType](v);
-  return problem === null ? ok(v as DeviceFrame) : err('bad_shape', `${v.t}: ${problem}`);
-};
 
 const SHAPES: Record<DeviceFrameType, (o: Obj) => string | null> = {
   hello: (o) => {
@@ -121,3 +87,9 @@ const SHAPES: Record<DeviceFrameType, (o: Obj) => string | null> = {
     return c.problem;
   },
 };
+
+/** Stage 1 of §2.4 for device → server frames (see parse-envelope.ts). */
+export const parseDeviceFrame = makeFrameParser<DeviceFrameType, DeviceFrame>(
+  DEVICE_FRAME_TYPES,
+  SHAPES,
+);

@@ -1,5 +1,3 @@
-import { Buffer } from 'node:buffer';
-import { err, ok, type Result } from '../../protocol/result.ts';
 import {
   DEVICE_BYE_REASONS,
   DEVICE_HELLO_REJECT_CODES,
@@ -7,7 +5,6 @@ import {
   DEVICE_PAYLOAD_PARTS,
   DEVICE_SERVER_FRAME_TYPES,
   isMember,
-  type DeviceFrameRejectReason,
   type DeviceServerFrameType,
 } from './closed-sets.ts';
 import {
@@ -19,9 +16,8 @@ import {
   SHA256_HEX_PATTERN,
   type Obj,
 } from './check.ts';
-import { MAX_FRAME_BYTES } from './constants.ts';
+import { makeFrameParser } from './parse-envelope.ts';
 import type { DeviceServerFrame } from './frames.ts';
-import type { ParseFrameOptions } from './parse-device-frame.ts';
 
 /**
  * Server → device frames, parsed as strictly as the server parses the other direction, so an
@@ -29,32 +25,6 @@ import type { ParseFrameOptions } from './parse-device-frame.ts';
  * `instruction.args` is only checked to be an object here: parseInstructionArgs judges it per
  * kind, so the executor can still answer `invalid` for the instruction id it received.
  */
-export const parseServerFrame = (
-  text: string,
-  opts: ParseFrameOptions = {},
-): Result<DeviceServerFrame, DeviceFrameRejectReason> => {
-  const maxBytes = opts.maxBytes ?? MAX_FRAME_BYTES;
-  const size = Buffer.byteLength(text, 'utf8');
-  if (size > maxBytes)
-    return err('frame_too_large', `frame is ${size} bytes, the cap is ${maxBytes}`);
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return err('not_json', 'frame is not valid JSON');
-  }
-  if (!isObject(v)) return err('not_object', 'frame is not a JSON object');
-  if (!isMember(DEVICE_SERVER_FRAME_TYPES, v.t)) {
-    return err(
-      'unknown_type',
-      typeof v.t === 'string'
-        ? `unknown frame type "${v.t.slice(0, 40)}"`
-        : 'frame has no string t',
-    );
-  }
-  const problem = SHAPES[v.t as DeviceServerFrameType](v);
-  return problem === null ? ok(v as DeviceServerFrame) : err('bad_shape', `${v.t}: ${problem}`);
-};
 
 const idAndGen = (o: Obj) => {
   const c = makeShapeCheck();
@@ -136,3 +106,8 @@ const SHAPES: Record<DeviceServerFrameType, (o: Obj) => string | null> = {
   },
   ping: () => null,
 };
+
+export const parseServerFrame = makeFrameParser<DeviceServerFrameType, DeviceServerFrame>(
+  DEVICE_SERVER_FRAME_TYPES,
+  SHAPES,
+);
