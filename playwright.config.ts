@@ -2,6 +2,14 @@ import { defineConfig, devices } from '@playwright/test';
 
 // Playwright cannot download a browser here; Debian's Chromium is used instead.
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 // E2E_PORT lets two checkouts run their e2e suites side by side; the app's origin is always 127.0.0.1.
 export const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
 export const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
@@ -21,14 +29,7 @@ export default defineConfig({
     baseURL: APP_ORIGIN,
     launchOptions: {
       executablePath: CHROMIUM_PATH,
-      args: [
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     },
   },
   webServer: {

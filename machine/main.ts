@@ -1,9 +1,9 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
-import qrcode from 'qrcode-terminal';
 import { HELP_TEXT, parseCli } from './cli.ts';
 import { attachDesk } from './desk.ts';
 import { createMachine, MachineStartError } from './machine.ts';
 import { StateError } from './state-dir.ts';
+import { terminalQr, wantsColour } from './terminal-qr.ts';
 import { startLaneForCli } from './device-cli.ts';
 
 const parsed = parseCli(process.argv.slice(2));
@@ -41,8 +41,9 @@ try {
 
 // The pairing display is the one place the code (which holds the secret) is shown: it is meant
 // to be scanned or copied out of band. It never goes to the log stream (stderr).
-const qr = await new Promise<string>((resolve) =>
-  qrcode.generate(machine.pairing.code, { small: true }, resolve),
+const qr = await terminalQr(
+  machine.pairing.code,
+  wantsColour(process.env, process.stdout.isTTY === true),
 );
 const out = process.stdout;
 out.write(`\nPair a phone with machine "${o.name}" — scan this code in the app:\n\n${qr}\n`);

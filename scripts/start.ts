@@ -4,7 +4,7 @@
 // start. Ctrl-C stops every part (each its own process group) and waits until all are gone.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import qrcode from 'qrcode-terminal';
+import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
 import { READY_LINE, readStartConfig, StartConfigError } from './start/config.ts';
@@ -13,7 +13,7 @@ import { ensureDemoWorkspace } from './start/workspace.ts';
 
 const READY_TIMEOUT_MS = 60_000;
 const MACHINE_QUIET =
-  /npm run device -- (enroll|serve)|tools run on an enrolled device|^here otherwise|^Pair a phone|^Pairing (code|link):|^\(also in|^[\s▀▄█]*$/;
+  /npm run device -- (enroll|serve)|tools run on an enrolled device|^here otherwise|^Pair a phone|^Pairing (code|link):|^\(also in|^(\x1b\[[0-9;]*m|[\s▀▄█])*$/;
 
 const parts: Part[] = [];
 let stopping = false;
@@ -145,9 +145,7 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   const code = readFileSync(path.join(stateDir, 'pairing-code.txt'), 'utf8').trim();
-  const qr = await new Promise<string>((resolve) =>
-    qrcode.generate(code, { small: true }, resolve),
-  );
+  const qr = await terminalQr(code, wantsColour(process.env, process.stdout.isTTY === true));
   process.stdout.write(
     [
       '',

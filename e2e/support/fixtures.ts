@@ -7,7 +7,10 @@ import { startMachine, startRelay, type MockMachine, type Relay } from './proces
 export const test = base.extend<{
   relay: Relay;
   /** Starts a mock machine on the test's relay; every one is stopped after the test. */
-  machine: (name: string, options?: { allowFullAccess?: boolean }) => Promise<MockMachine>;
+  machine: (
+    name: string,
+    options?: { allowFullAccess?: boolean; env?: Record<string, string> },
+  ) => Promise<MockMachine>;
 }>({
   relay: async ({}, use) => {
     const relay = await startRelay();

@@ -24,12 +24,17 @@ export type Proc = {
   kill(): Promise<void>;
 };
 
-export function startProcess(name: string, script: string, args: string[]): Proc {
+export function startProcess(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Proc {
   const child = spawn(TSX, [script, ...args], {
     cwd: ROOT,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
   });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
@@ -186,6 +191,7 @@ export async function startMachine(options: {
   name: string;
   allowFullAccess?: boolean;
   appUrl: string;
+  env?: Record<string, string>;
 }): Promise<MockMachine> {
   const state = tempDir('machine-state');
   const root = tempDir('machine-root');
@@ -202,7 +208,7 @@ export async function startMachine(options: {
     options.appUrl,
   ];
   if (options.allowFullAccess) args.push('--allow-full-access');
-  const proc = startProcess(`machine ${options.name}`, 'machine/main.ts', args);
+  const proc = startProcess(`machine ${options.name}`, 'machine/main.ts', args, options.env);
   await proc.waitForLine(/Type "help" for desk commands/);
   const pairingCode = readFileSync(join(state.path, 'pairing-code.txt'), 'utf8').trim();
   return {
