@@ -126,4 +126,46 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     await expect(page.getByRole('button', { name: 'Allow: Run lint' })).toHaveCount(0);
     await machine.close();
   });
+
+  test('the app badge counts what waits on every screen and clears when nothing does', async ({
+    page,
+    relay,
+  }) => {
+    // Chromium refuses the Badging API outside an installed app, so the calls are recorded.
+    await page.addInitScript(() => {
+      const w = globalThis as unknown as { navigator: Record<string, unknown>; __badge: string[] };
+      w.__badge = [];
+      w.navigator.setAppBadge = (n: number) => (w.__badge.push(`set ${n}`), Promise.resolve());
+      w.navigator.clearAppBadge = () => (w.__badge.push('clear'), Promise.resolve());
+    });
+    const badge = () =>
+      page.evaluate(() => (globalThis as unknown as { __badge: string[] }).__badge.at(-1));
+    const machine = makeTestMachine(relay.url, 'laptop');
+    await machine.connect();
+    await pairByCode(page, machine.code, 'laptop');
+    await nav(page, '#/settings');
+    machine.say({ type: 'session.snapshot', sessions: [session('s1', 'Fix')] });
+    machine.say(approval('a5', 'Run lint'));
+    machine.say({
+      type: 'question.request',
+      questionId: 'q1',
+      sessionId: 's1',
+      items: [
+        {
+          id: 'i1',
+          prompt: 'Which branch?',
+          options: [{ id: 'main', label: 'main' }],
+          multiSelect: false,
+          allowFreeText: false,
+        },
+      ],
+      createdAt: Date.now(),
+    });
+    await expect.poll(badge).toBe('set 2');
+    machine.say({ type: 'approval.closed', approvalId: 'a5', resolution: 'local' });
+    await expect.poll(badge).toBe('set 1');
+    machine.say({ type: 'question.closed', questionId: 'q1', resolution: 'local' });
+    await expect.poll(badge).toBe('clear');
+    await machine.close();
+  });
 });

@@ -1,7 +1,9 @@
 import { render } from 'solid-js/web';
+import { makeAppBadge, type BadgeApi } from './client/app-badge.ts';
 import { makeClient } from './client/client.ts';
 import { makeIdbKv } from './client/idb-kv.ts';
 import { watchLifecycle } from './client/lifecycle.ts';
+import { openCards } from './client/machine-view.ts';
 import type { PushClient } from './client/push/push-client.ts';
 import { pairingCodeIn } from './client/router.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
@@ -45,6 +47,8 @@ void client
     resolvePush(push);
   })
   .catch(() => resolvePush(null));
+const badge = makeAppBadge(navigator as Navigator & BadgeApi);
+client.subscribe(() => badge.show(openCards(client.state().machines).length));
 watchLifecycle({
   document,
   window,

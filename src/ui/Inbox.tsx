@@ -1,4 +1,4 @@
-import { For, Show, createEffect } from 'solid-js';
+import { For, Show } from 'solid-js';
 import { openCards, sessionCounts } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
 import { Cards } from './Cards.tsx';
@@ -9,17 +9,6 @@ export default function Inbox() {
   const ui = useUi();
   const cards = () => openCards(ui.state().machines);
   const relays = () => [...new Set(ui.state().machines.map((m) => m.relay))];
-
-  // The app badge counts what waits for the owner, where the platform has one.
-  createEffect(() => {
-    const count = cards().length;
-    const nav = navigator as Navigator & {
-      setAppBadge?: (n: number) => Promise<void>;
-      clearAppBadge?: () => Promise<void>;
-    };
-    if (count > 0) void nav.setAppBadge?.(count).catch(() => {});
-    else void nav.clearAppBadge?.().catch(() => {});
-  });
 
   return (
     <>
