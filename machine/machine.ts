@@ -93,6 +93,17 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const hostProvider: ToolHostProvider = options.toolHost ?? (() => localHost);
   const sessions = makeSessionStore();
 
+  // send() reports every push hint that leaves to it; a change goes to an online phone at once.
+  const receipts = makePushReceipts({
+    timers,
+    ...(options.pushAnswerWindowMs !== undefined ? { windowMs: options.pushAnswerWindowMs } : {}),
+    onChange(receipt) {
+      // A phone that is away gets the receipt in the status sent when it joins.
+      if (phoneOnline) send(status());
+      fire('pushReceipt', receipt);
+    },
+  });
+
   function send(message: MachineMessage): void {
     // Nobody can receive a session update while no phone is online, and a phone that joins gets
     // the snapshot; sending them anyway would only spend the relay's rate limit.
@@ -183,17 +194,6 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
 
   const core: Core = { timers, log, sessions, pending, scheduler, send, host: hostProvider };
   const turns = makeTurns(core);
-
-  // Declared before any send: send() reports every push hint that leaves to it.
-  const receipts = makePushReceipts({
-    timers,
-    ...(options.pushAnswerWindowMs !== undefined ? { windowMs: options.pushAnswerWindowMs } : {}),
-    onChange(receipt) {
-      // A phone that is away gets the receipt in the status sent when it joins.
-      if (phoneOnline) send(status());
-      fire('pushReceipt', receipt);
-    },
-  });
 
   const status = (): MachineMessage => {
     const pushReceipt = receipts.current();
@@ -330,6 +330,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       },
       down() {
         phoneOnline = false;
+        receipts.linkLost();
       },
     },
   });

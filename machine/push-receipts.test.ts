@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage, PushReceipt } from '../protocol/index.ts';
-import { PUSH_ANSWER_WINDOW_MS, receiptFromRelayError } from './push-receipts.ts';
+import { makePushReceipts, PUSH_ANSWER_WINDOW_MS, receiptFromRelayError } from './push-receipts.ts';
 import { makeManualTimers, type ManualTimers } from './test-support/manual-timers.ts';
 import { startPushService, type PushService } from './test-support/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
@@ -40,11 +40,57 @@ describe('Push delivery receipts: what each relay answer means for the phone', (
 
   it.each([
     ['limit', 'at most 10 push subscriptions per room'],
-    ['limit', 'rate limit: 20 messages per second'],
+    ['limit', 'rate limit: 20 frames/s, burst 100'],
     ['bad-frame', 'push-subscribe refused'],
     ['too-large', ''],
   ])('%s (%s) is not an answer to a push hint', (code, message) => {
     expect(receiptFromRelayError(code, message, AT)).toBeNull();
+  });
+});
+
+describe('"sent" is inferred: the relay answers only failures (manual clock)', () => {
+  const make = () => {
+    const timers = makeManualTimers();
+    const seen: PushReceipt[] = [];
+    const r = makePushReceipts({ timers, onChange: (x) => seen.push(x) });
+    return { timers, seen, r };
+  };
+
+  it('a hint with no answer for the whole window is sent; a later hint restarts the window', () => {
+    const { timers, seen, r } = make();
+    r.hintSent();
+    timers.advance(PUSH_ANSWER_WINDOW_MS - 1);
+    r.hintSent();
+    timers.advance(PUSH_ANSWER_WINDOW_MS - 1);
+    expect(seen).toEqual([]);
+    timers.advance(1);
+    expect(seen).toEqual([{ outcome: 'sent', at: timers.now() }]);
+    expect(r.current()).toEqual(seen[0]);
+  });
+
+  it('a failure inside the window is the outcome, and that window never becomes sent', () => {
+    const { timers, seen, r } = make();
+    r.hintSent();
+    expect(r.relayError('push-no-subscribers', 'none')).toBe(true);
+    timers.advance(PUSH_ANSWER_WINDOW_MS * 3);
+    expect(seen.map((x) => x.outcome)).toEqual(['no-subscribers']);
+  });
+
+  it('a lost relay link cancels the window: a hint that may never have arrived is not sent', () => {
+    const { timers, seen, r } = make();
+    r.hintSent();
+    r.linkLost();
+    timers.advance(PUSH_ANSWER_WINDOW_MS * 2);
+    expect(seen).toEqual([]);
+    expect(r.current()).toBeUndefined();
+  });
+
+  it('an error frame that is not about a push changes nothing', () => {
+    const { timers, seen, r } = make();
+    r.hintSent();
+    expect(r.relayError('limit', 'rate limit: 20 frames/s, burst 100')).toBe(false);
+    timers.advance(PUSH_ANSWER_WINDOW_MS);
+    expect(seen.map((x) => x.outcome)).toEqual(['sent']);
   });
 });
 

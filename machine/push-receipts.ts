@@ -60,6 +60,8 @@ export function receiptFromRelayError(
 export type PushReceipts = {
   /** A frame carrying a push hint went to the relay. */
   hintSent(): void;
+  /** The relay link dropped: a hint in flight may never have reached it, so no "sent" for it. */
+  linkLost(): void;
   /** Every relay error frame; true when it was an answer to a push. */
   relayError(code: string, message: string): boolean;
   current(): PushReceipt | undefined;
@@ -93,6 +95,7 @@ export function makePushReceipts(options: {
         record({ outcome: PUSH_OUTCOMES.sent, at: timers.now() });
       }, windowMs);
     },
+    linkLost: stopWindow,
     relayError(code, message) {
       const receipt = receiptFromRelayError(code, message, timers.now());
       if (receipt === null) return false;
