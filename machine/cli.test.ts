@@ -18,6 +18,8 @@ describe('CLI', () => {
       'http://x:1/',
       '--allow-full-access',
       '--re-pair',
+      '--push-answer-window-ms',
+      '2500',
     ]);
     expect(r).toEqual({
       ok: true,
@@ -30,6 +32,7 @@ describe('CLI', () => {
         appUrl: 'http://x:1',
         allowFullAccess: true,
         rePair: true,
+        pushAnswerWindowMs: 2500,
       },
     });
   });
@@ -53,6 +56,7 @@ describe('CLI', () => {
       '--app-url',
       '--allow-full-access',
       '--re-pair',
+      '--push-answer-window-ms',
       '--help',
     ]) {
       expect(HELP_TEXT).toContain(o);
@@ -65,6 +69,9 @@ describe('CLI', () => {
     [['--relay', 'ws://x', '--app-url', 'ftp://x'], 'bad-app-url'],
     [['--relay', 'ws://x', '--bogus'], 'bad-args'],
     [['--relay'], 'bad-args'],
+    [['--relay', 'ws://x', '--push-answer-window-ms', '0'], 'bad-push-answer-window'],
+    [['--relay', 'ws://x', '--push-answer-window-ms', '1.5'], 'bad-push-answer-window'],
+    [['--relay', 'ws://x', '--push-answer-window-ms', 'soon'], 'bad-push-answer-window'],
   ])('%j → %s', (argv, code) => {
     expect(parseCli(argv)).toMatchObject({ ok: false, code });
   });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
+import { PUSH_ANSWER_WINDOW_MS } from './push-receipts.ts';
 
 // `npm run machine -- …`: parsed at the edge into typed options or one clear error.
 
@@ -18,6 +19,10 @@ Options:
   --app-url <url>        the app's address for the pairing link (default: ${DEFAULT_APP_URL})
   --allow-full-access    let phones dispatch sessions with access:'full' (default: refused)
   --re-pair              discard the pairing secret and make a new one (old phones must re-pair)
+  --push-answer-window-ms <n>
+                         after a push hint, how long the relay's silence must last before the
+                         phone is told "sent" (default: ${PUSH_ANSWER_WINDOW_MS}; keep it above
+                         the relay's --push-timeout-ms)
   --device-lane-port <n> host the device lane on 127.0.0.1:<n> (0: any free port); while an
                          enrolled device is connected, tools run on it (see docs/device.md)
   --help                 this text
@@ -37,6 +42,8 @@ export type CliOptions = {
   appUrl: string;
   allowFullAccess: boolean;
   rePair: boolean;
+  /** `--push-answer-window-ms`: absent means PUSH_ANSWER_WINDOW_MS. */
+  pushAnswerWindowMs?: number;
   /** `--device-lane-port`: absent when the machine hosts no device lane. */
   deviceLanePort?: number;
 };
@@ -46,7 +53,13 @@ export type CliResult =
   | { ok: true; help: false; options: CliOptions }
   | {
       ok: false;
-      code: 'bad-args' | 'missing-relay' | 'bad-relay-url' | 'bad-app-url' | 'bad-device-lane-port';
+      code:
+        | 'bad-args'
+        | 'missing-relay'
+        | 'bad-relay-url'
+        | 'bad-app-url'
+        | 'bad-device-lane-port'
+        | 'bad-push-answer-window';
       message: string;
     };
 
@@ -74,6 +87,7 @@ export function parseCli(argv: readonly string[]): CliResult {
         'allow-full-access': { type: 'boolean' },
         're-pair': { type: 'boolean' },
         'device-lane-port': { type: 'string' },
+        'push-answer-window-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -107,6 +121,14 @@ export function parseCli(argv: readonly string[]): CliResult {
       message: `--device-lane-port must be a port number 0-65535: ${lanePort}`,
     };
   }
+  const windowMs = values['push-answer-window-ms'];
+  if (windowMs !== undefined && !(/^\d{1,7}$/.test(windowMs) && Number(windowMs) >= 1)) {
+    return {
+      ok: false,
+      code: 'bad-push-answer-window',
+      message: `--push-answer-window-ms must be a whole number of milliseconds, 1-9999999: ${windowMs}`,
+    };
+  }
   return {
     ok: true,
     help: false,
@@ -119,6 +141,7 @@ export function parseCli(argv: readonly string[]): CliResult {
       allowFullAccess: values['allow-full-access'] ?? false,
       rePair: values['re-pair'] ?? false,
       ...(lanePort !== undefined ? { deviceLanePort: Number(lanePort) } : {}),
+      ...(windowMs !== undefined ? { pushAnswerWindowMs: Number(windowMs) } : {}),
     },
   };
 }

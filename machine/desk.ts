@@ -205,6 +205,10 @@ export function attachDesk(
           ? `  push: ${code}${message ? ` (${message})` : ''}`
           : `!! relay error ${code}: ${message}`,
       ]),
+    // Failures are printed above as they come; the relay never confirms a success.
+    pushReceipt: (r) => {
+      if (r.outcome === 'sent') print(['  push: sent (the relay reported no failure)']);
+    },
   });
   const rl = createInterface({ input, terminal: false });
   rl.on('line', (line) => print(runDeskLine(machine, line, helpText)));

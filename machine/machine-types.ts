@@ -3,6 +3,7 @@ import type {
   BackoffProfile,
   CompactPushFields,
   MachineMessage,
+  PushReceipt,
   QuestionAnswer,
   QuestionItem,
   Session,
@@ -34,6 +35,8 @@ export type MachineOptions = {
   toolHost?: ToolHostProvider;
   approvalTimeoutMs?: number;
   questionTimeoutMs?: number;
+  /** How long a silent relay must stay silent after a push hint before the receipt is `sent`. */
+  pushAnswerWindowMs?: number;
   /** Sees every frame the machine sends, with the message inside (tests, the desk). */
   onSend?: (message: MachineMessage, push: CompactPushFields | undefined, frame: string) => void;
 };
@@ -45,6 +48,8 @@ export type MachineEvents = {
   questionClosed?(q: OpenQuestion, resolution: string): void;
   rePairNeeded?(needed: boolean): void;
   relayError?(code: string, message: string): void;
+  /** The room's last push outcome changed (it goes to the phone in machine.status). */
+  pushReceipt?(receipt: PushReceipt): void;
   connected?(): void;
 };
 
@@ -54,6 +59,8 @@ export type MachineStatusView = {
   rePairNeeded: boolean;
   errorState: boolean;
   consecutiveFailures: number;
+  /** The last push outcome of this room; absent until a push hint was answered or timed out. */
+  pushReceipt?: PushReceipt;
 };
 
 export type LocalResult =

@@ -28,6 +28,7 @@ import { checkAnswers, makePending } from './pending.ts';
 import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
 import { makePhoneActions } from './phone-actions.ts';
 import { pushFor } from './push-hints.ts';
+import { makePushReceipts } from './push-receipts.ts';
 import { makeRelayLink } from './relay-link.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
 import { snapshotMessages } from './snapshot.ts';
@@ -81,7 +82,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   };
 
   const sealer = makeFrameSealer(roomId, key);
-  const outbox: string[] = [];
+  /** Frames kept while the relay is away; `push` marks those carrying a push hint. */
+  const outbox: { frame: string; push: boolean }[] = [];
   let phoneOnline = false;
   let rePairNeeded = false;
   let closing = false;
@@ -90,6 +92,17 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   });
   const hostProvider: ToolHostProvider = options.toolHost ?? (() => localHost);
   const sessions = makeSessionStore();
+
+  // send() reports every push hint that leaves to it; a change goes to an online phone at once.
+  const receipts = makePushReceipts({
+    timers,
+    ...(options.pushAnswerWindowMs !== undefined ? { windowMs: options.pushAnswerWindowMs } : {}),
+    onChange(receipt) {
+      // A phone that is away gets the receipt in the status sent when it joins.
+      if (phoneOnline) send(status());
+      fire('pushReceipt', receipt);
+    },
+  });
 
   function send(message: MachineMessage): void {
     // Nobody can receive a session update while no phone is online, and a phone that joins gets
@@ -102,14 +115,16 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       return;
     }
     options.onSend?.(message, push, frame);
-    if (!relay.send(frame)) {
+    if (relay.send(frame)) {
+      if (push !== undefined) receipts.hintSent();
+    } else {
       // State (status, snapshot, updates) is re-sent on reconnect; results and closes are kept.
       if (
         message.type !== 'machine.status' &&
         message.type !== 'session.update' &&
         message.type !== 'session.snapshot'
       ) {
-        outbox.push(frame);
+        outbox.push({ frame, push: push !== undefined });
         if (outbox.length > MAX_OUTBOX_FRAMES) outbox.shift();
       }
     }
@@ -180,18 +195,22 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const core: Core = { timers, log, sessions, pending, scheduler, send, host: hostProvider };
   const turns = makeTurns(core);
 
-  const status = (): MachineMessage => ({
-    v: 1,
-    type: 'machine.status',
-    ts: timers.now(),
-    machine: name,
-    pluginVersion: PLUGIN_VERSION,
-    allowedRoots: [...allowedRoots],
-    capabilities: {
-      fullAccessDispatch: options.allowFullAccess ?? false,
-      questionForwarding: true,
-    },
-  });
+  const status = (): MachineMessage => {
+    const pushReceipt = receipts.current();
+    return {
+      v: 1,
+      type: 'machine.status',
+      ts: timers.now(),
+      machine: name,
+      pluginVersion: PLUGIN_VERSION,
+      allowedRoots: [...allowedRoots],
+      capabilities: {
+        fullAccessDispatch: options.allowFullAccess ?? false,
+        questionForwarding: true,
+      },
+      ...(pushReceipt ? { pushReceipt } : {}),
+    };
+  };
 
   function sendSnapshotAndRemind(): void {
     for (const m of snapshotMessages(
@@ -288,7 +307,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     events: {
       helloOk(f) {
         send(status());
-        for (const frame of outbox.splice(0)) relay.send(frame);
+        for (const kept of outbox.splice(0))
+          if (relay.send(kept.frame) && kept.push) receipts.hintSent();
         phoneOnline = f.peers.phone > 0;
         if (phoneOnline) sendSnapshotAndRemind();
         fire('connected');
@@ -304,12 +324,13 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       },
       msg: onPayload,
       relayError(f) {
-        const level = f.code.startsWith('push-') ? 'warn' : 'error';
-        log(level, `relay-${f.code}`, f.message ?? f.code);
+        const aboutPush = receipts.relayError(f.code, f.message ?? '');
+        log(aboutPush ? 'warn' : 'error', `relay-${f.code}`, f.message ?? f.code);
         fire('relayError', f.code, f.message ?? '');
       },
       down() {
         phoneOnline = false;
+        receipts.linkLost();
       },
     },
   });
@@ -342,6 +363,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         rePairNeeded,
         errorState: r.errorState,
         consecutiveFailures: r.consecutiveFailures,
+        ...(receipts.current() ? { pushReceipt: receipts.current()! } : {}),
       };
     },
     sessions: () => sessions.list().map(toWireSession),
@@ -418,6 +440,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       if (closing) return;
       closing = true;
       if (statusTimer) timers.clearTimeout(statusTimer);
+      receipts.close();
       scheduler.close();
       for (const s of sessions.list()) s.turn?.abort();
       pending.close();

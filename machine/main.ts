@@ -29,6 +29,7 @@ try {
     appUrl: o.appUrl,
     allowFullAccess: o.allowFullAccess,
     rePair: o.rePair,
+    ...(o.pushAnswerWindowMs !== undefined ? { pushAnswerWindowMs: o.pushAnswerWindowMs } : {}),
     ...(lane !== null ? { toolHost: lane.link.provider } : {}),
   });
 } catch (e) {

@@ -11,6 +11,7 @@ export * from './seal.ts';
 export * from './frames.ts';
 export * from './messages.ts';
 export * from './push.ts';
+export * from './push-receipt.ts';
 export * from './idempotency.ts';
 export * from './backoff.ts';
 export * from './text-limits.ts';

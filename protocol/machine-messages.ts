@@ -29,6 +29,14 @@ import {
   type Parser,
 } from './message-parts.ts';
 import type { MachineMessage } from './message-types.ts';
+import { parsePushReceipt, type PushReceipt } from './push-receipt.ts';
+
+/** A bad receipt makes the status invalid, like a bad capability: never half-read. */
+function pushReceipt(v: unknown): PushReceipt {
+  const r = parsePushReceipt(v);
+  if (!r.ok) throw new Invalid(`${r.code}: ${r.message}`);
+  return r.value;
+}
 
 export const MACHINE_PARSERS: {
   [K in MachineMessage['type']]: Parser<Extract<MachineMessage, { type: K }>>;
@@ -43,6 +51,7 @@ export const MACHINE_PARSERS: {
       allowedRoots:
         o.allowedRoots === undefined ? undefined : strings(o, 'allowedRoots', MAX_ALLOWED_ROOTS),
       capabilities: o.capabilities === undefined ? undefined : capabilities(o.capabilities),
+      pushReceipt: o.pushReceipt === undefined ? undefined : pushReceipt(o.pushReceipt),
     }),
   'session.snapshot': (o) => ({
     ...base(o),

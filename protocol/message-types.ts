@@ -8,6 +8,7 @@ import type {
   SessionState,
   TranscriptRole,
 } from './closed-sets.ts';
+import type { PushReceipt } from './push-receipt.ts';
 
 type Base<T extends string> = { v: 1; type: T; ts: number };
 
@@ -66,6 +67,8 @@ export type MachineStatus = Base<'machine.status'> & {
   /** Absent = machine predates the field (free-text cwd); [] = dispatch is off. */
   allowedRoots?: string[];
   capabilities?: Capabilities;
+  /** Additive: the last push outcome for this room (push-receipt.ts). Absent = none yet / old machine. */
+  pushReceipt?: PushReceipt;
 };
 export type SessionSnapshot = Base<'session.snapshot'> & { sessions: Session[] };
 export type SessionUpdate = Base<'session.update'> & { session: Session };

@@ -20,7 +20,7 @@ type Parse = (v: unknown) => MessageResult<unknown>;
 const MACHINE_FIELDS: Record<keyof typeof MACHINE_MESSAGES, [string[], string[]]> = {
   'machine.status': [
     ['machine', 'pluginVersion'],
-    ['dshVersion', 'allowedRoots', 'capabilities'],
+    ['dshVersion', 'allowedRoots', 'capabilities', 'pushReceipt'],
   ],
   'session.snapshot': [['sessions'], []],
   'session.update': [['session'], []],

@@ -45,6 +45,7 @@ export async function startPushWorld(
   page: Page,
   context: BrowserContext,
   appOrigin: string,
+  options: { machineArgs?: readonly string[] } = {},
 ): Promise<PushWorld> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dsh-push-e2e-'));
   const cleanups: Array<() => Promise<void>> = [
@@ -78,6 +79,7 @@ export async function startPushWorld(
         'machine/main.ts',
         ...['--relay', relayUrl, '--state-dir', path.join(dir, 'machine')],
         ...['--root', work, '--name', 'laptop'],
+        ...(options.machineArgs ?? []),
       ],
       codeLine,
     );

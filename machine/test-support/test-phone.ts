@@ -7,6 +7,7 @@ import {
   parseServerFrame,
   roomKeys,
   seal,
+  type ClientFrame,
   type MachineMessage,
   type PhoneMessage,
   type ServerFrame,
@@ -31,6 +32,8 @@ export type TestPhone = {
   /** Sends an arbitrary sealed object (for unknown types, wrong directions, …). */
   sendSealed(value: object): void;
   sendPayload(payload: string): void;
+  /** A relay frame as is (push-subscribe, push-unsubscribe). */
+  sendFrame(frame: ClientFrame): void;
   waitFor<T extends MachineMessage>(
     pred: (m: MachineMessage) => m is T,
     timeoutMs?: number,
@@ -124,6 +127,7 @@ export async function makeTestPhone(options: {
     send: (m) => sendPayload(seal({ v: 1, ts: now(), ...m }, key)),
     sendSealed: (value) => sendPayload(seal(value, key)),
     sendPayload,
+    sendFrame: (frame) => ws.send(encodeFrame(frame)),
     waitFor: ((pred: (m: MachineMessage) => boolean, timeoutMs = 5000, from = 0) =>
       wait(
         () => messages.slice(from).find(pred),

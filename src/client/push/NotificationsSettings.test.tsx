@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@solidjs/testing-library';
+import { createSignal } from 'solid-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { PushReceipt } from '../../../protocol/index.ts';
 import { makePushClient, type PushPlatform } from './push-client.ts';
 import { NotificationsSettings } from './NotificationsSettings.tsx';
 
@@ -11,7 +13,12 @@ const IPHONE =
 const ANDROID =
   'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-function setup(userAgent: string, standalone = false, language: 'en' | 'zh' = 'en') {
+function setup(
+  userAgent: string,
+  standalone = false,
+  language: 'en' | 'zh' = 'en',
+  receipt?: () => PushReceipt | undefined,
+) {
   const calls: string[] = [];
   const data = new Map<string, unknown>();
   const platform: PushPlatform = {
@@ -42,7 +49,16 @@ function setup(userAgent: string, standalone = false, language: 'en' | 'zh' = 'e
   render(() => (
     <NotificationsSettings
       client={client}
-      machines={[{ roomId: 'room-laptop-0001', name: 'laptop' }]}
+      machines={[
+        {
+          roomId: 'room-laptop-0001',
+          name: 'laptop',
+          get status() {
+            const pushReceipt = receipt?.();
+            return pushReceipt ? { pushReceipt } : null;
+          },
+        },
+      ]}
       platform={{ userAgent, maxTouchPoints: 5, standalone }}
       language={language}
     />
@@ -92,5 +108,27 @@ describe('Settings › Notifications (issue 8 §1–§2)', () => {
         language: 'en',
       });
     expect(screen.getByText('laptop')).toBeTruthy();
+  });
+
+  it('Push delivery receipts: a machine’s undelivered notification shows with its fix, then "sent" replaces it', () => {
+    const [receipt, setReceipt] = createSignal<PushReceipt | undefined>(undefined);
+    // eslint-disable-next-line solid/reactivity -- read inside the machine's status getter in JSX
+    setup(ANDROID, false, 'en', receipt);
+    expect(document.querySelector('.push-receipt')).toBeNull();
+    setReceipt({ outcome: 'no-subscribers', at: Date.UTC(2026, 10, 30, 12, 4) });
+    const line = screen.getByRole('status');
+    expect(line.dataset.outcome).toBe('no-subscribers');
+    expect(line.dataset.tone).toBe('problem');
+    expect(line.textContent).toMatch(
+      /^Last notification from laptop: not delivered — no device subscribed \(.+\)/,
+    );
+    expect(line.textContent).toContain('Turn on notifications on this device.');
+    setReceipt({ outcome: 'sent', at: Date.UTC(2026, 10, 30, 12, 9) });
+    const ok = screen.getByRole('status');
+    expect(ok.dataset.tone).toBe('ok');
+    expect(ok.textContent).toMatch(
+      /^Last notification from laptop: sent — the relay reported no failure/,
+    );
+    expect(ok.textContent).not.toMatch(/not delivered|Turn on/);
   });
 });

@@ -1,20 +1,30 @@
 import { For, Show, createSignal, onCleanup } from 'solid-js';
+import type { PushReceipt } from '../../../protocol/index.ts';
 import { InstallCoach } from '../../pwa/InstallCoach.tsx';
 import { INSTALL_ADVICE, installAdvice, type PlatformFacts } from '../../pwa/install-coach.ts';
 import type { UiLanguage } from '../../pwa/strings.ts';
 import { MACHINE_PUSH_STATES, type PushClient, type PushClientState } from './push-client.ts';
+import { describeReceipt } from './receipt.ts';
 import { PUSH_UI_STRINGS, errorLabel, machineStateLabel } from './ui-strings.ts';
 
 const time = (ms: number) =>
   new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+const clockTime = (ms: number) =>
+  new Date(ms).toLocaleTimeString(undefined, { timeStyle: 'short' });
 
 /**
  * Settings › Notifications (issue 8 §2): the switch (a tap is required for the permission prompt),
- * the lock-screen privacy choice, and per machine its state, last push and the relay's receipts.
+ * the lock-screen privacy choice, and per machine its state, last push and what happened to its
+ * last notification (machine.status.pushReceipt: the relay's answer, relayed sealed by the machine).
  */
 export function NotificationsSettings(props: {
   client: PushClient;
-  machines: readonly { roomId: string; name: string }[];
+  /** The machine views: `status.pushReceipt` is absent until that machine reports one. */
+  machines: readonly {
+    roomId: string;
+    name: string;
+    status?: { pushReceipt?: PushReceipt } | null;
+  }[];
   platform: PlatformFacts;
   language?: UiLanguage;
 }) {
@@ -90,14 +100,23 @@ export function NotificationsSettings(props: {
                       </span>
                     )}
                   </Show>
-                  <Show when={entry()?.receipt}>
-                    {(r) => (
-                      <span class="push-receipt" data-code={r().code}>
-                        {' '}
-                        · {s().relay}: {r().code}
-                        {r().message ? ` (${r().message})` : ''}
-                      </span>
-                    )}
+                  <Show when={m.status?.pushReceipt}>
+                    {(r) => {
+                      const view = () => describeReceipt(lang(), m.name, r(), clockTime);
+                      return (
+                        <p
+                          class="push-receipt"
+                          role="status"
+                          data-outcome={r().outcome}
+                          data-tone={view().tone}
+                        >
+                          {view().text}
+                          <Show when={view().hint}>
+                            {(hint) => <span class="push-receipt__hint"> {hint()}</span>}
+                          </Show>
+                        </p>
+                      );
+                    }}
                   </Show>
                 </li>
               );

@@ -40,13 +40,9 @@ export const MACHINE_PUSH_STATES = {
 } as const;
 export type MachinePushState = (typeof MACHINE_PUSH_STATES)[keyof typeof MACHINE_PUSH_STATES];
 
-/** Relay receipts (spec "Push delivery receipts"). */
-export const PUSH_RECEIPTS = ['push-disabled', 'push-no-subscribers', 'push-failed'] as const;
-
 export type MachinePush = {
   state: MachinePushState;
   error?: { code: PushErrorCode; message: string };
-  receipt?: { code: string; message?: string; at: number };
   lastPush?: PushActivity;
 };
 
@@ -120,7 +116,6 @@ export type PushClient = {
   onSubscriptionChanged(): Promise<void>;
   /** Before a machine is forgotten (while its room is still joined): push-unsubscribe. */
   forget(roomId: string): boolean;
-  receipt(roomId: string, code: string, message?: string): void;
   pushReceived(roomId: string, activity: PushActivity): void;
   setShowSessionTitle(show: boolean): Promise<void>;
   setLanguage(language: PushLanguage): Promise<void>;
@@ -375,10 +370,6 @@ export function makePushClient(deps: PushClientDeps): PushClient {
       const { [roomId]: _gone, ...machines } = state.machines;
       set({ machines });
       return sent;
-    },
-
-    receipt(roomId, code, message) {
-      setMachine(roomId, { receipt: { code, ...(message ? { message } : {}), at: deps.now() } });
     },
 
     pushReceived(roomId, activity) {
