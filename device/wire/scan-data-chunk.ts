@@ -27,6 +27,27 @@ const MAX_SEQ_DIGITS = 16;
 /** A canonical gen is a u64: at most 20 digits. */
 const MAX_GEN_DIGITS = 20;
 
+/** Position after literal `l` at `p`, or -1. */
+const skipLiteral = (bytes: Buffer, p: number, l: Buffer): number => {
+  if (p < 0 || bytes.length - p < l.length) return -1;
+  for (let i = 0; i < l.length; i += 1) if (bytes[p + i] !== l[i]) return -1;
+  return p + l.length;
+};
+
+/**
+ * Position of the `"` that ends a run of printable ASCII other than `"` and `\` starting at `p`
+ * (so the JSON string's value is those bytes as they are), or -1.
+ */
+const plainStringEnd = (bytes: Buffer, p: number, maxLen: number): number => {
+  if (p < 0) return -1;
+  for (let q = p; q < bytes.length && q - p <= maxLen; q += 1) {
+    const b = bytes[q] as number;
+    if (b === QUOTE) return q;
+    if (b < 0x20 || b > 0x7e || b === BACKSLASH) return -1;
+  }
+  return -1;
+};
+
 /**
  * The fast path of stage 1 (§2.4) for the one frame that carries bulk bytes: a data chunk laid out
  * exactly as `encodeDataChunkFrame` writes it, scanned on the frame's bytes instead of decoding
@@ -38,49 +59,39 @@ const MAX_GEN_DIGITS = 20;
  */
 export const scanDataChunkFrame = (bytes: Buffer): ScannedDataChunk | null => {
   const end = bytes.length;
-  let p = 0;
-  const expect = (l: Buffer): boolean => {
-    if (end - p < l.length) return false;
-    for (let i = 0; i < l.length; i += 1) if (bytes[p + i] !== l[i]) return false;
-    p += l.length;
-    return true;
-  };
-  /** A run of printable ASCII other than `"` and `\` (so its JSON value is the bytes as they are). */
-  const plainString = (maxLen: number): string | null => {
-    const from = p;
-    while (p < end && p - from <= maxLen) {
-      const b = bytes[p] as number;
-      if (b === QUOTE) return bytes.toString('latin1', from, p);
-      if (b < 0x20 || b > 0x7e || b === BACKSLASH) return null;
-      p += 1;
-    }
-    return null;
-  };
-
-  if (!expect(HEAD)) return null;
-  const gen = plainString(MAX_GEN_DIGITS);
-  if (gen === null || !isCanonicalGen(gen) || !expect(AFTER_GEN)) return null;
-  const instructionId = plainString(end);
-  if (instructionId === null || instructionId.length === 0 || !expect(AFTER_ID)) return null;
-  const seqFrom = p;
+  const genAt = skipLiteral(bytes, 0, HEAD);
+  const genEnd = plainStringEnd(bytes, genAt, MAX_GEN_DIGITS);
+  if (genEnd < 0) return null;
+  const gen = bytes.toString('latin1', genAt, genEnd);
+  if (!isCanonicalGen(gen)) return null;
+  const idAt = skipLiteral(bytes, genEnd, AFTER_GEN);
+  const idEnd = plainStringEnd(bytes, idAt, end);
+  if (idEnd <= idAt) return null; // absent, or empty (the generic parser names that)
+  const instructionId = bytes.toString('latin1', idAt, idEnd);
+  const seqAt = skipLiteral(bytes, idEnd, AFTER_ID);
+  if (seqAt < 0) return null;
+  let p = seqAt;
   while (p < end && (bytes[p] as number) >= DIGIT_0 && (bytes[p] as number) <= DIGIT_9) p += 1;
-  const digits = p - seqFrom;
+  const digits = p - seqAt;
   if (digits === 0 || digits > MAX_SEQ_DIGITS) return null;
-  if (digits > 1 && bytes[seqFrom] === DIGIT_0) return null; // JSON has no leading zeros
-  const streamSeq = Number(bytes.toString('latin1', seqFrom, p));
-  if (!Number.isSafeInteger(streamSeq) || !expect(AFTER_SEQ)) return null;
+  if (digits > 1 && bytes[seqAt] === DIGIT_0) return null; // JSON has no leading zeros
+  const streamSeq = Number(bytes.toString('latin1', seqAt, p));
+  if (!Number.isSafeInteger(streamSeq)) return null;
+  const kindAt = skipLiteral(bytes, p, AFTER_SEQ);
   let kind: DataChunkKind | undefined;
+  let dataAt = -1;
   for (const k of KINDS) {
-    if (expect(k.bytes)) {
+    dataAt = skipLiteral(bytes, skipLiteral(bytes, kindAt, k.bytes), AFTER_KIND);
+    if (dataAt >= 0) {
       kind = k.k;
       break;
     }
   }
-  if (kind === undefined || !expect(AFTER_KIND)) return null;
+  if (kind === undefined) return null;
   // The value runs to the closing `"}` that ends the frame; canonical base64 has no `"` in it, so
   // anything that would end the string earlier (and add fields) fails the canonical check below.
-  if (end - p < 2 || bytes[end - 2] !== QUOTE || bytes[end - 1] !== BRACE_CLOSE) return null;
-  const dataB64 = bytes.toString('latin1', p, end - 2);
+  if (end - dataAt < 2 || bytes[end - 2] !== QUOTE || bytes[end - 1] !== BRACE_CLOSE) return null;
+  const dataB64 = bytes.toString('latin1', dataAt, end - 2);
   const data = decodeCanonicalBase64(dataB64);
   if (data === null) return null;
   return { frame: { t: 'chunk', gen, instructionId, streamSeq, kind, dataB64 }, data };

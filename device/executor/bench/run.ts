@@ -43,15 +43,32 @@ const USER_HZ = 100;
 type Run = { bytes: number; ms: number };
 const mibPerSec = (r: Run) => r.bytes / MIB / (r.ms / 1000);
 /** CPU milliseconds spent per 64 MiB of output. */
-const per64 = (cpuMs: number) => cpuMs / (OUTPUT_MIB / 64);
-const cpuMsOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-const procCpuMs = (pid: number): number => {
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** CPU time of one process: all of it, and the part spent in the kernel (syscalls, TCP, pipes). */
+type Cpu = { ms: number; sysMs: number };
+const cpuOf = (u: NodeJS.CpuUsage): Cpu => ({
+  ms: (u.user + u.system) / 1000,
+  sysMs: u.system / 1000,
+});
+const procCpu = (pid: number): Cpu => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  const [utime, stime] = [Number(fields[11]), Number(fields[12])];
+  return { ms: ((utime + stime) * 1000) / USER_HZ, sysMs: (stime * 1000) / USER_HZ };
+};
+/** The median CPU per 64 MiB of output, as "total (kernel k)". */
+const per64 = (xs: Cpu[]) => {
+  const f = 64 / OUTPUT_MIB;
+  const ms = median(xs.map((c) => c.ms)) * f;
+  return `${ms.toFixed(0)} (kernel ${(median(xs.map((c) => c.sysMs)) * f).toFixed(0)})`;
 };
 
 /** Node reading the command's stdout pipe and counting it: the baseline. */
-const rawPipe = (): Promise<Run & { cpuMs: number }> =>
+const rawPipe = (): Promise<Run & { cpu: Cpu }> =>
   new Promise((resolve) => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -59,14 +76,14 @@ const rawPipe = (): Promise<Run & { cpuMs: number }> =>
     const child = spawn('/bin/sh', ['-c', COMMAND], { stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', (d: Buffer) => (bytes += d.length));
     child.stdout.on('close', () =>
-      resolve({ bytes, ms: performance.now() - t0, cpuMs: cpuMsOf(process.cpuUsage(c0)) }),
+      resolve({ bytes, ms: performance.now() - t0, cpu: cpuOf(process.cpuUsage(c0)) }),
     );
   });
 
 const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), 'transport-floor.ts');
 
 /** transport-floor.ts in its own process; this side only counts the bytes of the frames. */
-type FloorRun = Run & { senderCpuMs: number; receiverCpuMs: number };
+type FloorRun = Run & { senderCpu: Cpu; receiverCpu: Cpu };
 const transportFloor = async (): Promise<FloorRun> => {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise<void>((r) => wss.once('listening', () => r()));
@@ -86,12 +103,12 @@ const transportFloor = async (): Promise<FloorRun> => {
         ws.on('message', (d: Buffer) => (frameBytes += d.length));
         ws.once('close', (_code: number, reason: Buffer) => {
           const ms = performance.now() - t0;
-          const receiverCpuMs = cpuMsOf(process.cpuUsage(c0));
+          const receiverCpu = cpuOf(process.cpuUsage(c0));
           // base64 is 4/3 of the raw bytes; anything short of that means output went missing.
           if (frameBytes < ((OUTPUT_MIB * MIB) / 3) * 4)
             reject(new Error(`floor: only ${frameBytes} frame bytes arrived`));
           const sender = JSON.parse(reason.toString()) as NodeJS.CpuUsage;
-          resolve({ bytes: OUTPUT_MIB * MIB, ms, senderCpuMs: cpuMsOf(sender), receiverCpuMs });
+          resolve({ bytes: OUTPUT_MIB * MIB, ms, senderCpu: cpuOf(sender), receiverCpu });
         });
         ws.send('go');
       });
@@ -99,12 +116,6 @@ const transportFloor = async (): Promise<FloorRun> => {
   } finally {
     wss.close();
   }
-};
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
 const pct = (xs: number[], p: number) => {
@@ -208,9 +219,9 @@ const main = async () => {
       args: { command: 'head -c 1048576 /dev/zero' },
     }).outcome;
     /** The execStream through executor and lane, delivered to a consumer callback. */
-    const laneStream = async (): Promise<Run & { laneCpuMs: number; executorCpuMs: number }> => {
+    const laneStream = async (): Promise<Run & { laneCpu: Cpu; executorCpu: Cpu }> => {
       const c0 = process.cpuUsage();
-      const e0 = procCpuMs(child.pid);
+      const e0 = procCpu(child.pid);
       const t0 = performance.now();
       const d = t.lane.dispatch(deviceId, {
         kind: 'execStream',
@@ -229,12 +240,12 @@ const main = async () => {
       return {
         bytes,
         ms,
-        laneCpuMs: cpuMsOf(process.cpuUsage(c0)),
-        executorCpuMs: procCpuMs(child.pid) - e0,
+        laneCpu: cpuOf(process.cpuUsage(c0)),
+        executorCpu: ((e) => ({ ms: e.ms - e0.ms, sysMs: e.sysMs - e0.sysMs }))(procCpu(child.pid)),
       };
     };
     const rounds: {
-      raw: Run & { cpuMs: number };
+      raw: Run & { cpu: Cpu };
       floor: FloorRun;
       lane: Awaited<ReturnType<typeof laneStream>>;
     }[] = [];
@@ -252,11 +263,11 @@ const main = async () => {
       (r) => `${((mibPerSec(r.lane) / mibPerSec(r.raw)) * 100).toFixed(0)} %`,
     );
     const cpu = {
-      raw: per64(median(rounds.map((r) => r.raw.cpuMs))),
-      lane: per64(median(rounds.map((r) => r.lane.laneCpuMs))),
-      executor: per64(median(rounds.map((r) => r.lane.executorCpuMs))),
-      floorSender: per64(median(rounds.map((r) => r.floor.senderCpuMs))),
-      floorReceiver: per64(median(rounds.map((r) => r.floor.receiverCpuMs))),
+      raw: per64(rounds.map((r) => r.raw.cpu)),
+      lane: per64(rounds.map((r) => r.lane.laneCpu)),
+      executor: per64(rounds.map((r) => r.lane.executorCpu)),
+      floorSender: per64(rounds.map((r) => r.floor.senderCpu)),
+      floorReceiver: per64(rounds.map((r) => r.floor.receiverCpu)),
     };
 
     const rtt: Record<'exists' | 'fileInfo', number[]> = { exists: [], fileInfo: [] };
@@ -297,9 +308,9 @@ const main = async () => {
       `| transport floor: same output, same 64 KiB base64 chunk frames, loopback WebSocket, no protocol | ${floorMBs.toFixed(0)} MiB/s (${((floorMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
       `| execStream through executor → lane → consumer callback | ${laneMBs.toFixed(0)} MiB/s (${((laneMBs / floorMBs) * 100).toFixed(0)} % of the floor) |`,
       `| ratio executor+lane / raw pipe (target ≥ 50 %), per round | **${((laneMBs / rawMBs) * 100).toFixed(0)} %** (${ratios.join(', ')}) |`,
-      `| CPU per 64 MiB, raw pipe: the reader | ${cpu.raw.toFixed(0)} ms |`,
-      `| CPU per 64 MiB, transport floor: sender / receiver | ${cpu.floorSender.toFixed(0)} / ${cpu.floorReceiver.toFixed(0)} ms |`,
-      `| CPU per 64 MiB, execStream: executor / lane (incl. the consumer) | ${cpu.executor.toFixed(0)} / ${cpu.lane.toFixed(0)} ms |`,
+      `| CPU per 64 MiB, raw pipe: the reader | ${cpu.raw} ms |`,
+      `| CPU per 64 MiB, transport floor: sender / receiver | ${cpu.floorSender} / ${cpu.floorReceiver} ms |`,
+      `| CPU per 64 MiB, execStream: executor / lane (incl. the consumer) | ${cpu.executor} / ${cpu.lane} ms |`,
       `| executor's half alone (child output → 64 KiB chunks → frame text, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
       `| \`exists\` round trip p50 / p99 (target p99 ≤ 5 ms) | ${pct(rtt.exists, 50).toFixed(2)} / ${pct(rtt.exists, 99).toFixed(2)} ms |`,
       `| \`fileInfo\` round trip p50 / p99 | ${pct(rtt.fileInfo, 50).toFixed(2)} / ${pct(rtt.fileInfo, 99).toFixed(2)} ms |`,
