@@ -71,8 +71,11 @@ export type Connection = {
   /** The negotiated gen once helloAck arrived. */
   readonly gen: string | null;
   readonly active: boolean;
-  /** Sends a frame's text when active; false otherwise (the outbox keeps it). */
-  send(text: string): boolean;
+  /**
+   * Sends a frame when active; false otherwise (the outbox keeps it). A Buffer is the frame's
+   * UTF-8 text already encoded, and still goes out as a text frame (§2: text frames only).
+   */
+  send(text: string | Buffer): boolean;
   /** Bytes queued in the socket, for the outbox's pacing. */
   readonly bufferedAmount: number;
   goodbye(reason: DeviceGoodbyeReason, graceMs: number): void;
@@ -272,7 +275,7 @@ export const openConnection = (opts: ConnectionOptions): Connection => {
     },
     send(text) {
       if (state !== 'active' || ws.readyState !== WebSocket.OPEN) return false;
-      ws.send(text);
+      ws.send(text, { binary: false });
       return true;
     },
     get bufferedAmount() {

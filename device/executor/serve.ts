@@ -4,7 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import {
   DEVICE_PROTOCOL_VERSION,
-  encodeDataChunkFrame,
+  encodeDataChunkFrameBytes,
   encodeExitChunkFrame,
   mintEpoch,
   type DeviceGoodbyeReason,
@@ -120,7 +120,7 @@ export const serve = (p: RunParams): Executor => {
   const chunkText = (gen: string, instructionId: string, c: OutChunk) =>
     c.kind === 'exit'
       ? encodeExitChunkFrame({ gen, instructionId, streamSeq: c.seq, exitCode: c.exitCode })
-      : encodeDataChunkFrame({
+      : encodeDataChunkFrameBytes({
           gen,
           instructionId,
           streamSeq: c.seq,

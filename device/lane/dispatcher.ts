@@ -64,6 +64,8 @@ export type LaneConn = {
   issuedSeq: number;
   lastFrameAt: number;
   send(frame: DeviceServerFrame): void;
+  /** Owes a chunkAck; acks owed in one burst are sent as one, before any other frame. */
+  ackChunks(instructionId: string, upToStreamSeq: number): void;
   close(code: number, reason: string): void;
 };
 
@@ -450,7 +452,8 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     );
   };
 
-  const onChunk = (conn: LaneConn, f: ChunkFrame) => {
+  /** `data`: the chunk's bytes, decoded once by the frame parser (absent for an exit chunk). */
+  const onChunk = (conn: LaneConn, f: ChunkFrame, data: Buffer | undefined) => {
     const i = admit(conn, 'chunk', f.instructionId);
     if (i === undefined) return;
     if (i === 'memo') {
@@ -477,7 +480,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     const item: StreamItem =
       f.kind === 'exit'
         ? { kind: 'exit', exitCode: f.exitCode as number }
-        : { kind: f.kind, data: decodeCanonicalBase64(f.dataB64) as Buffer };
+        : { kind: f.kind, data: data ?? (decodeCanonicalBase64(f.dataB64) as Buffer) };
     const r = i.stream.accept(f.streamSeq, f.kind, item);
     if (r.status === 'overflow' || r.status === 'violation') {
       audit('protocol_violation', conn.deviceId, { instructionId: i.id, problem: r.message });
@@ -489,12 +492,7 @@ export const makeDispatcher = (deps: { config: LaneConfig; registry: Registry; a
     }
     if (r.status === 'delivered') for (const it of r.items) i.output.push(it);
     if (r.status !== 'duplicate') armGap(i);
-    conn.send({
-      t: 'chunkAck',
-      gen: conn.gen,
-      instructionId: i.id,
-      upToStreamSeq: i.stream.watermark,
-    });
+    conn.ackChunks(i.id, i.stream.watermark);
   };
 
   /**

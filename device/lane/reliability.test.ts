@@ -123,6 +123,28 @@ describe('§5.2 reliability rules R1–R15', () => {
     expect(await h.outcome).toEqual(EXEC0);
   });
 
+  it('§4 chunkAck is a cumulative watermark: the acks for a burst of chunks are folded, and never sent after the frame that follows them', async () => {
+    t = await startTestLane();
+    const { id, dev } = await t.online();
+    const h = t.lane.dispatch(id.deviceId, { kind: 'execStream', args: { command: 'seq 10' } });
+    const out = collect(h);
+    await dev.next('instruction');
+    for (let s = 0; s < 10; s += 1) dev.chunk(h.instructionId, s, 'stdout', String(s));
+    dev.chunk(h.instructionId, 10, 'exit', 0);
+    dev.result(h.instructionId, EXEC0);
+    await dev.next('resultAck');
+    const acks = dev.pending().filter((f) => f.t === 'chunkAck');
+    expect(acks.length).toBeGreaterThan(0);
+    expect(acks.length).toBeLessThan(11);
+    expect(acks.at(-1)).toMatchObject({ instructionId: h.instructionId, upToStreamSeq: 10 });
+    const seqs = acks.map((f) => (f.t === 'chunkAck' ? f.upToStreamSeq : -2));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(await h.outcome).toEqual(EXEC0);
+    expect((await out).map((i) => (i.kind === 'exit' ? 'exit' : String(i.data))).join('')).toBe(
+      '0123456789exit',
+    );
+  });
+
   it('R7: given chunks at or below the watermark are re-sent, then they are absorbed and the watermark re-acked; a buffered seq keeps its first copy', async () => {
     t = await startTestLane();
     const { id, dev } = await t.online();

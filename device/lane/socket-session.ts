@@ -13,7 +13,7 @@ import {
   isDeviceId,
   MAX_FRAME_BYTES,
   MAX_PRE_AUTH_FRAME_BYTES,
-  parseDeviceFrame,
+  parseDeviceFrameBytes,
   type DeviceHelloRejectCode,
   type DeviceServerFrame,
   type HelloFrame,
@@ -24,6 +24,8 @@ import type { Registry } from './registry.ts';
 
 /** Close codes: 1008 policy violation (handshake failures), 1000 normal (bye). */
 const POLICY = 1008;
+/** How long a chunkAck may wait to be folded with the next ones (see ackChunks). */
+const CHUNK_ACK_DELAY_MS = 5;
 let nextConnId = 1;
 
 /**
@@ -48,8 +50,32 @@ export const runSocketSession = (deps: {
   let handshakeDone = false;
   let liveness: ReturnType<typeof setTimeout> | undefined;
 
+  // chunkAck is a cumulative watermark (§4), so the acks owed for a burst of chunks collapse into
+  // one frame per instruction, sent CHUNK_ACK_DELAY_MS after the first one is owed. Any other frame
+  // flushes them first, so the device sees the same order as if each chunk had been acked at once,
+  // only with fewer acks. One small write per 64 KiB chunk otherwise costs the lane a syscall and
+  // the executor a wake-up and a frame parse each; the executor's unacked window (16 MiB) is far
+  // larger than what arrives in the delay.
+  const owedAcks = new Map<string, number>();
+  let ackTimer: ReturnType<typeof setTimeout> | undefined;
+  const flushAcks = () => {
+    if (ackTimer !== undefined) clearTimeout(ackTimer);
+    ackTimer = undefined;
+    if (owedAcks.size === 0) return;
+    const gen = conn?.gen;
+    for (const [instructionId, upToStreamSeq] of owedAcks) {
+      if (gen !== undefined && ws.readyState === ws.OPEN)
+        ws.send(encodeFrame({ t: 'chunkAck', gen, instructionId, upToStreamSeq }));
+    }
+    owedAcks.clear();
+  };
   const send = (f: DeviceServerFrame) => {
+    flushAcks();
     if (ws.readyState === ws.OPEN) ws.send(encodeFrame(f));
+  };
+  const ackChunks = (instructionId: string, upToStreamSeq: number) => {
+    owedAcks.set(instructionId, upToStreamSeq);
+    if (ackTimer === undefined) ackTimer = setTimeout(flushAcks, CHUNK_ACK_DELAY_MS);
   };
   const finishHandshake = () => {
     if (!handshakeDone) {
@@ -131,6 +157,7 @@ export const runSocketSession = (deps: {
       issuedSeq: 0,
       lastFrameAt: config.now(),
       send,
+      ackChunks,
       close: (code, reason) => {
         conn!.phase = 'closed';
         close(code, reason);
@@ -183,13 +210,11 @@ export const runSocketSession = (deps: {
   ws.on('message', (data: Buffer, isBinary: boolean) => {
     refreshLiveness();
     const preAuth = phase === 'awaiting_hello' || phase === 'verifying';
-    const text = isBinary ? null : data.toString('utf8');
-    const parsed =
-      text === null
-        ? BINARY_FRAME_REJECT
-        : parseDeviceFrame(text, {
-            maxBytes: preAuth ? MAX_PRE_AUTH_FRAME_BYTES : MAX_FRAME_BYTES,
-          });
+    const parsed = isBinary
+      ? BINARY_FRAME_REJECT
+      : parseDeviceFrameBytes(data, {
+          maxBytes: preAuth ? MAX_PRE_AUTH_FRAME_BYTES : MAX_FRAME_BYTES,
+        });
     const deviceId = conn?.deviceId ?? null;
     if (!parsed.ok) {
       audit('frame_rejected', deviceId, {
@@ -201,7 +226,7 @@ export const runSocketSession = (deps: {
       if (preAuth) close(POLICY, parsed.code); // stage 1 before the handshake: connection closed
       return;
     }
-    const f = parsed.value;
+    const f = parsed.value.frame;
     if (phase === 'closed') return;
     if (phase === 'awaiting_hello') {
       if (f.t !== 'hello') {
@@ -257,13 +282,15 @@ export const runSocketSession = (deps: {
         dispatcher.onResult(c, f);
         return;
       case 'chunk':
-        dispatcher.onChunk(c, f);
+        dispatcher.onChunk(c, f, parsed.value.data);
         return;
     }
   });
 
   ws.on('close', () => {
     phase = 'closed';
+    if (ackTimer !== undefined) clearTimeout(ackTimer);
+    owedAcks.clear();
     clearTimeout(deadline);
     if (liveness !== undefined) clearTimeout(liveness);
     finishHandshake();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeDataChunkFrame, encodeExitChunkFrame } from './encode.ts';
+import { encodeDataChunkFrame, encodeDataChunkFrameBytes, encodeExitChunkFrame } from './encode.ts';
 import { parseDeviceFrame } from './parse-device-frame.ts';
 
 describe('chunk frame encoders', () => {
@@ -28,5 +28,20 @@ describe('chunk frame encoders', () => {
       kind: 'exit',
       exitCode: 3,
     });
+  });
+
+  it('the byte encoder writes exactly the UTF-8 bytes of the concatenating encoder', () => {
+    for (const instructionId of ['ins_01J8ZQ4T9X7M3K5N6P8R0S2V4W', 'ins_"x', 'ins_é\\']) {
+      const f = {
+        gen: '18446744073709551615',
+        instructionId,
+        streamSeq: 70000,
+        kind: 'data' as const,
+        dataB64: Buffer.alloc(65536, 9).toString('base64'),
+      };
+      expect(
+        encodeDataChunkFrameBytes(f).equals(Buffer.from(encodeDataChunkFrame(f), 'utf8')),
+      ).toBe(true);
+    }
   });
 });

@@ -14,3 +14,4 @@ export * from './instruction-args.ts';
 export * from './http.ts';
 export * from './encode.ts';
 export { isCanonicalGen, SHA256_HEX_PATTERN } from './check.ts';
+export * from './parse-device-bytes.ts';
