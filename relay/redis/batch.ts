@@ -1,25 +1,27 @@
-// The frames one replica publishes to a room's channel, batched per event-loop turn: every frame
-// for a room that the turn produced (a burst read from one socket, or presence) goes out as ONE
-// `PUBLISH`, so Redis and the receiving replicas pay per turn, not per frame (docs/scaling.md,
-// measured by `npm run bench:relay -- --redis`). One queue per replica, flushed in the order rooms
-// were first queued, and flushed before any other command, so per-sender order holds.
+// Frames between replicas: each replica listens on its own inbox channel, and a frame goes to
+// the inbox of every other replica that holds a socket of the target role in the room (their
+// counts are known, redis-rooms.ts). Batched per event-loop turn: everything one turn produced
+// for one replica (a burst read from one socket, many rooms, presence) is ONE `PUBLISH`, so Redis
+// and the receiver pay per turn, not per frame, and a replica never receives its own frames back
+// (measured by `npm run bench:relay -- --redis`, docs/scaling.md). Flushed before any other
+// command of the replica, so per-sender order holds against counts and presence too.
 //
-// Message: `<replica id, 16 chars>b-` then entries `<role initial m|p><u32 BE length><frame>`.
+// Message: `<sender id, 16 chars>b-` then entries
+// `<role initial m|p><u16 BE room length><room, latin1><u32 BE frame length><frame>`.
 import type { Role } from '../rooms.ts';
 
 export const BATCH_KIND = 0x62; // b
-const ENTRY_HEAD_BYTES = 5;
 const ROLE_BYTE = { machine: 0x6d, phone: 0x70 } as const;
 
 export type Batcher = {
-  add(room: string, role: Role, frame: Buffer): void;
+  add(replica: string, room: string, role: Role, frame: Buffer): void;
   /** Publishes everything queued, now. */
   flush(): void;
 };
 
 export function makeBatcher(
   header: Buffer,
-  publish: (room: string, message: Buffer) => void,
+  publish: (replica: string, message: Buffer) => void,
   together: (publishAll: () => void) => void,
 ): Batcher {
   let queued = new Map<string, Buffer[]>();
@@ -30,16 +32,19 @@ export function makeBatcher(
     const q = queued;
     queued = new Map();
     together(() => {
-      for (const [room, parts] of q) publish(room, Buffer.concat(parts));
+      for (const [replica, parts] of q) publish(replica, Buffer.concat(parts));
     });
   };
   return {
-    add(room, role, frame) {
-      let parts = queued.get(room);
-      if (parts === undefined) queued.set(room, (parts = [header]));
-      const head = Buffer.allocUnsafe(ENTRY_HEAD_BYTES);
+    add(replica, room, role, frame) {
+      let parts = queued.get(replica);
+      if (parts === undefined) queued.set(replica, (parts = [header]));
+      const n = Buffer.byteLength(room, 'latin1');
+      const head = Buffer.allocUnsafe(7 + n);
       head[0] = ROLE_BYTE[role];
-      head.writeUInt32BE(frame.length, 1);
+      head.writeUInt16BE(n, 1);
+      head.write(room, 3, 'latin1');
+      head.writeUInt32BE(frame.length, 3 + n);
       parts.push(head, frame);
       if (!scheduled) {
         scheduled = true;
@@ -51,13 +56,20 @@ export function makeBatcher(
 }
 
 /** Calls `deliver` for every entry of a batch body (the message after its header), in order. */
-export function forEachEntry(body: Buffer, deliver: (role: Role, frame: Buffer) => void): void {
+export function forEachEntry(
+  body: Buffer,
+  deliver: (room: string, role: Role, frame: Buffer) => void,
+): void {
   let i = 0;
-  while (i + ENTRY_HEAD_BYTES <= body.length) {
+  while (i + 7 <= body.length) {
     const role: Role = body[i] === ROLE_BYTE.machine ? 'machine' : 'phone';
-    const end = i + ENTRY_HEAD_BYTES + body.readUInt32BE(i + 1);
+    const n = body.readUInt16BE(i + 1);
+    if (i + 7 + n > body.length) return;
+    const room = body.toString('latin1', i + 3, i + 3 + n);
+    const start = i + 7 + n;
+    const end = start + body.readUInt32BE(i + 3 + n);
     if (end > body.length) return; // never from our own replicas; ignore a truncated tail
-    deliver(role, body.subarray(i + ENTRY_HEAD_BYTES, end));
+    deliver(room, role, body.subarray(start, end));
     i = end;
   }
 }

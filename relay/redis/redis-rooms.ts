@@ -1,10 +1,11 @@
 // Rooms and presence shared by many relay replicas through one Redis (issue 10). Each replica
 // keeps its own sockets in memory exactly like the in-process Rooms, and adds: one pub/sub
-// channel per room, subscribed only while it holds a socket of that room (or one is joining);
-// its per-room socket counts in Redis under a heartbeat key that expires when it dies; and a
-// cache of the other replicas' counts (loaded on subscribe, then kept by their `c` messages) so
-// hello-ok's peers are global without a round trip per hello. Frames go out verbatim, batched per
-// event-loop turn (batch.ts), and only while another replica holds a socket they are for.
+// channel per room for counts and `online:false`, subscribed only while it holds a socket of that
+// room (or one is joining); its per-room socket counts in Redis under a heartbeat key that
+// expires when it dies; a cache of the other replicas' counts (loaded on subscribe, then kept by
+// their `c` messages) so hello-ok's peers are global without a round trip per hello; and an inbox
+// channel of its own. Frames go out verbatim to the inbox of each replica that holds a socket of
+// the target role, batched per event-loop turn (batch.ts).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { COUNT_SCRIPT, LIVE_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.t
 
 const PREFIX = 'relay:';
 const CHANNEL = `${PREFIX}ch:`;
+const INBOX = `${PREFIX}in:`;
 const ID_CHARS = 16;
 const HEADER_BYTES = ID_CHARS + 2;
 /** A heartbeat key lives this many intervals: one missed beat is not death. */
@@ -87,11 +89,12 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   let subReady = false;
   const afterReconnect: (() => Promise<unknown>)[] = [];
   const rooms = new Map<string, Entry>();
+  const inbox = INBOX + id;
   // The batches of many rooms flushed in one turn leave in one socket write (cork). Not
   // ioredis's auto-pipelining: it holds commands while a previous pipeline awaits its replies.
   const batch = makeBatcher(
     Buffer.from(`${id}b-`),
-    (room, message) => void track('publish', cmd.publish(CHANNEL + room, message)),
+    (replica, message) => void track('publish', cmd.publish(INBOX + replica, message)),
     (publishAll) => {
       const stream = cmd.stream as typeof cmd.stream | undefined;
       stream?.cork();
@@ -141,8 +144,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   });
   sub.on('ready', () => {
     if (!started) return;
-    const channels = [...rooms.keys()].map((r) => CHANNEL + r);
-    const done = channels.length === 0 ? Promise.resolve() : sub.subscribe(...channels);
+    const done = sub.subscribe(inbox, ...[...rooms.keys()].map((r) => CHANNEL + r));
     // Counts announced while this connection was down were missed: load them again.
     const reloaded = done.then(() => Promise.all([...rooms].map(([room, e]) => load(room, e))));
     void track('resubscribe', reloaded).then(() => (subReady = sub.status === 'ready'));
@@ -158,16 +160,23 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const deliver = (e: Entry, role: Role, data: Buffer) => {
     for (const p of e[role]) p.send(data);
   };
+  const inboxBytes = Buffer.from(inbox, 'latin1');
   sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
-    const e = rooms.get(channel.toString('latin1', CHANNEL.length));
-    if (e === undefined || message.length < HEADER_BYTES) return;
+    if (message.length < HEADER_BYTES) return;
     const kind = message[ID_CHARS];
+    if (kind === BATCH_KIND) {
+      if (!channel.equals(inboxBytes)) return;
+      return forEachEntry(message.subarray(HEADER_BYTES), (room, role, frame) => {
+        const e = rooms.get(room);
+        if (e !== undefined) deliver(e, role, frame);
+      });
+    }
+    const e = rooms.get(channel.toString('latin1', CHANNEL.length));
+    if (e === undefined) return;
     if (kind === 0x70 /* p */)
       return deliver(e, roleOf(message[ID_CHARS + 1] as number), message.subarray(HEADER_BYTES));
     const origin = message.toString('latin1', 0, ID_CHARS);
     if (origin === id) return;
-    if (kind === BATCH_KIND)
-      return forEachEntry(message.subarray(HEADER_BYTES), (role, frame) => deliver(e, role, frame));
     if (kind === 0x63 /* c */) {
       const key = countKeyOf(message[ID_CHARS + 1] as number);
       const n = Number(message.toString('latin1', HEADER_BYTES));
@@ -208,11 +217,6 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     e.livePublished = n;
     batch.flush();
     return track('live', cmd.eval(LIVE_SCRIPT, 0, PREFIX, id, room, String(n)));
-  };
-  /** Another replica listens for `role` in this room (else publishing a frame is waste). */
-  const remoteHas = (e: Entry, role: Role) => {
-    for (const c of e.remote.values()) if (c[role] > 0) return true;
-    return false;
   };
 
   const heartbeat = () =>
@@ -282,10 +286,11 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       if (e === undefined) return;
       const body = typeof data === 'string' ? Buffer.from(data) : data;
       deliver(e, role, body);
-      // Skipped when no other replica holds a socket of that role: one that joins later learns
-      // of this room's counts before any frame sent after its join (load() above), and nothing
-      // a frame causally follows can reach it before its count reaches here (same channel).
-      if (remoteHas(e, role)) batch.add(room, role, body);
+      // To the replicas that hold a socket of that role now. One that joins later is subscribed
+      // to the room and has sent its count before its hello-ok (load(), join()); that count
+      // reaches here before anything that could have caused a frame for it (one subscriber
+      // connection per replica, one command connection per replica: Redis keeps their order).
+      for (const [replica, c] of e.remote) if (c[role] > 0) batch.add(replica, room, role, body);
     },
     roomCount: () => rooms.size,
     async close() {
@@ -360,6 +365,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     afterReconnect: (f) => void afterReconnect.push(f),
     async start() {
       await Promise.all([cmd.connect(), sub.connect()]);
+      await sub.subscribe(inbox);
       started = cmdReady = subReady = true;
       await heartbeat();
       // Wall-clock, not the injectable clock: the key's TTL runs in Redis, in real time.
