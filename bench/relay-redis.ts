@@ -192,7 +192,7 @@ const closeAll = (ps: Pair[]) => {
   }
 };
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const cpuOf = (procs: Proc[]) => procs.reduce((t, p) => t + cpuMicros(p.pid), 0);
+const cpuOf = (procs: Proc[]) => procs.map((p) => cpuMicros(p.pid));
 
 async function throughput(s: Setup, v: Variant, nPairs: number, size: number) {
   const window = size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 256;
@@ -227,7 +227,12 @@ async function throughput(s: Setup, v: Variant, nPairs: number, size: number) {
   closeAll(ps);
   await wait(300);
   const n = d1 - d0;
-  return { msgPerSec: (n / (t1 - t0)) * 1_000, cpuUsPerMsg: (c1 - c0) / n };
+  const perProc = c1.map((c, i) => (c - (c0[i] as number)) / n);
+  return {
+    msgPerSec: (n / (t1 - t0)) * 1_000,
+    cpuUsPerMsg: perProc.reduce((a, b) => a + b, 0),
+    perProc,
+  };
 }
 
 async function latency(s: Setup, v: Variant, size: number) {
@@ -339,9 +344,9 @@ async function main() {
       `\n## Throughput (${ROUNDS} interleaved rounds of ${SECONDS} s; CPU from /proc summed over the relays and redis-server involved; median, then the best round)`,
     );
     console.log(
-      '| scenario | single msg/s | same replica msg/s | split msg/s | same/single | split/single | single CPU µs/msg | same CPU µs/msg | split CPU µs/msg | best: split/single |',
+      '| scenario | single msg/s | same replica msg/s | split msg/s | same/single | split/single | single CPU µs/msg | same CPU µs/msg | split CPU µs/msg | split CPU A (phone) / B (machine) / Redis | best: split/single |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     const scenarios = [
       ['1 KiB, 1 pair', 1, 1_024],
       ['16 KiB, 1 pair', 1, 16_384],
@@ -349,17 +354,21 @@ async function main() {
       ['16 KiB, 100 rooms', 100, 16_384],
     ] as const;
     for (const [label, nPairs, size] of scenarios) {
-      type Run = { msgPerSec: number; cpuUsPerMsg: number };
+      type Run = { msgPerSec: number; cpuUsPerMsg: number; perProc: number[] };
       const runs = new Map<Variant, Run[]>(VARIANTS.map((v) => [v, []]));
       for (let r = 0; r < ROUNDS; r++)
         for (const v of VARIANTS) runs.get(v)?.push(await throughput(setup, v, nPairs, size));
-      const m = (v: Variant, f: keyof Run) => median((runs.get(v) ?? []).map((x) => x[f]));
+      const m = (v: Variant, f: 'msgPerSec' | 'cpuUsPerMsg') =>
+        median((runs.get(v) ?? []).map((x) => x[f]));
+      const split = [0, 1, 2].map((i) =>
+        fmt(median((runs.get('split') ?? []).map((x) => x.perProc[i] as number)), 1),
+      );
       const best = (v: Variant) => Math.max(...(runs.get(v) ?? []).map((x) => x.msgPerSec));
       const pct = (v: Variant) => fmt((100 * m(v, 'msgPerSec')) / m('single', 'msgPerSec'));
       console.log(
         `| ${label} | ${fmt(m('single', 'msgPerSec'))} | ${fmt(m('same', 'msgPerSec'))} | ${fmt(m('split', 'msgPerSec'))} | ` +
           `${pct('same')} % | ${pct('split')} % | ${fmt(m('single', 'cpuUsPerMsg'), 1)} | ${fmt(m('same', 'cpuUsPerMsg'), 1)} | ` +
-          `${fmt(m('split', 'cpuUsPerMsg'), 1)} | ${fmt((100 * best('split')) / best('single'))} % |`,
+          `${fmt(m('split', 'cpuUsPerMsg'), 1)} | ${split.join(' / ')} | ${fmt((100 * best('split')) / best('single'))} % |`,
       );
     }
     console.log(

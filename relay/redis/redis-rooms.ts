@@ -7,14 +7,14 @@
 // channel of its own. Frames go out verbatim to the inbox of each replica that holds a socket of
 // the target role, batched per event-loop turn (batch.ts).
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Command, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { encodeFrame } from '../../protocol/index.ts';
 import type { Presence } from '../presence.ts';
 import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
 import type { Timers } from '../timers.ts';
-import { BATCH_KIND, forEachEntry, makeBatcher } from './batch.ts';
+import { BATCH_KIND, encodePublish, forEachEntry, makeBatcher } from './batch.ts';
 import { COUNT_SCRIPT, LIVE_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
 
 const PREFIX = 'relay:';
@@ -66,6 +66,13 @@ export type RedisRooms = {
 
 const countKeyOf = (byte: number): CountKey =>
   byte === 0x6d ? 'machine' : byte === 0x6c ? 'live' : 'phone';
+/** Sends a command already encoded in RESP (its reply is handled as the named command's). */
+function rawCommand(conn: Redis, name: string, resp: Buffer): Promise<unknown> {
+  const c = new Command(name, []);
+  c.toWritable = () => resp;
+  void conn.sendCommand(c);
+  return c.promise;
+}
 const roleOf = (byte: number): Role => (byte === 0x6d ? 'machine' : 'phone');
 const noCounts = (): Counts => ({ machine: 0, phone: 0, live: 0 });
 
@@ -92,9 +99,13 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const inbox = INBOX + id;
   // The batches of many rooms flushed in one turn leave in one socket write (cork). Not
   // ioredis's auto-pipelining: it holds commands while a previous pipeline awaits its replies.
+  const batchHeader = Buffer.from(`${id}b-`);
   const batch = makeBatcher(
-    Buffer.from(`${id}b-`),
-    (replica, message) => void track('publish', cmd.publish(INBOX + replica, message)),
+    (replica, entries) =>
+      void track(
+        'publish',
+        rawCommand(cmd, 'publish', encodePublish(INBOX + replica, batchHeader, entries)),
+      ),
     (publishAll) => {
       const stream = cmd.stream as typeof cmd.stream | undefined;
       stream?.cork();
