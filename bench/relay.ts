@@ -332,4 +332,6 @@ async function main() {
   }
 }
 
-await main();
+// --redis: replicas over Redis against the single process (bench/relay-redis.ts).
+if (process.argv.includes('--redis')) await import('./relay-redis.ts');
+else await main();

@@ -1,34 +1,48 @@
 // Rooms and presence shared by many relay replicas through one Redis (issue 10). Each replica
 // keeps its own sockets in memory exactly like the in-process Rooms, and adds: one pub/sub
-// channel per room, subscribed only while it holds a socket of that room (or one is joining);
-// its per-room socket counts in Redis under a heartbeat key that expires when it dies; and a
-// cache of the other replicas' counts (loaded on subscribe, then kept by their `c` messages) so
-// hello-ok's peers are global without a round trip per hello. Frames go out verbatim.
+// channel per room for counts and `online:false`, subscribed only while it holds a socket of that
+// room (or one is joining); its per-room socket counts in Redis under a heartbeat key that
+// expires when it dies; a cache of the other replicas' counts (loaded on subscribe, then kept by
+// their `c` messages) so hello-ok's peers are global without a round trip per hello; and an inbox
+// channel of its own. Frames go out verbatim to the inbox of each replica that holds a socket of
+// the target role, batched per event-loop turn (batch.ts).
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Command, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { encodeFrame } from '../../protocol/index.ts';
 import type { Presence } from '../presence.ts';
 import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
 import type { Timers } from '../timers.ts';
-import { COUNT_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
+import { BATCH_KIND, encodePublish, forEachEntry, makeBatcher } from './batch.ts';
+import { COUNT_SCRIPT, LIVE_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
 
 const PREFIX = 'relay:';
 const CHANNEL = `${PREFIX}ch:`;
+const INBOX = `${PREFIX}in:`;
 const ID_CHARS = 16;
 const HEADER_BYTES = ID_CHARS + 2;
 /** A heartbeat key lives this many intervals: one missed beat is not death. */
 export const HEARTBEAT_TTL_INTERVALS = 3;
 const RETRY_MAX_MS = 500;
+/** How often a replica re-counts its live phones (D5), at most; see pushDecision. */
+const LIVE_SWEEP_MAX_MS = 1_000;
 
+/** Another replica's sockets in a room; `live`: its phones that are live by D5. */
+type Counts = Peers & { live: number };
+type CountKey = keyof Counts;
 type Entry = {
   machine: Set<Peer>;
   phone: Set<Peer>;
   /** Other replicas' counts, by replica id. */
-  remote: Map<string, Peers>;
+  remote: Map<string, Counts>;
   loaded: boolean;
   waiters: (() => void)[];
+  /** Loads of `remote` in flight, and the `c` messages that arrived meanwhile (replayed after). */
+  loading: number;
+  early: [string, CountKey, number][];
+  /** The live-phone count this replica last published for the room (-1: none yet). */
+  livePublished: number;
 };
 
 export type RedisRoomsOptions = { url: string; heartbeatMs: number; timers: Timers; log: Logger };
@@ -38,8 +52,8 @@ export type RedisRooms = {
   /** The command connection, for the subscription store and the VAPID key. */
   command: Redis;
   /**
-   * "No phone socket in the room", globally: D5's silence rule for this replica's own phones,
-   * the other replicas' counts (each of them terminates its own silent sockets by ping).
+   * "No phone socket in the room", globally: D5's silence rule on this replica's own phones, and
+   * the other replicas' counts of their live phones (each re-counts its own by D5 every sweep).
    */
   pushDecision(now: () => number, pingIntervalMs: number): PushDecision;
   replicaId: string;
@@ -50,7 +64,17 @@ export type RedisRooms = {
   start(): Promise<void>;
 };
 
+const countKeyOf = (byte: number): CountKey =>
+  byte === 0x6d ? 'machine' : byte === 0x6c ? 'live' : 'phone';
+/** Sends a command already encoded in RESP (its reply is handled as the named command's). */
+function rawCommand(conn: Redis, name: string, resp: Buffer): Promise<unknown> {
+  const c = new Command(name, []);
+  c.toWritable = () => resp;
+  void conn.sendCommand(c);
+  return c.promise;
+}
 const roleOf = (byte: number): Role => (byte === 0x6d ? 'machine' : 'phone');
+const noCounts = (): Counts => ({ machine: 0, phone: 0, live: 0 });
 
 export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const id = randomBytes(ID_CHARS / 2).toString('hex');
@@ -72,7 +96,29 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   let subReady = false;
   const afterReconnect: (() => Promise<unknown>)[] = [];
   const rooms = new Map<string, Entry>();
-  const header = { machine: Buffer.from(`${id}fm`), phone: Buffer.from(`${id}fp`) };
+  const inbox = INBOX + id;
+  // The batches of many rooms flushed in one turn leave in one socket write (cork). Not
+  // ioredis's auto-pipelining: it holds commands while a previous pipeline awaits its replies.
+  const batchHeader = Buffer.from(`${id}b-`);
+  const batch = makeBatcher(
+    (replica, entries) =>
+      void track(
+        'publish',
+        rawCommand(cmd, 'publish', encodePublish(INBOX + replica, batchHeader, entries)),
+      ),
+    (publishAll) => {
+      const stream = cmd.stream as typeof cmd.stream | undefined;
+      stream?.cork();
+      publishAll();
+      stream?.uncork();
+    },
+  );
+  /** Set by pushDecision: D5's silence threshold and clock, for the live-phone counts. */
+  let live: {
+    now: () => number;
+    silenceMs: number;
+    sweep: ReturnType<Timers['setInterval']>;
+  } | null = null;
   const ttlMs = o.heartbeatMs * HEARTBEAT_TTL_INTERVALS;
   let beat: NodeJS.Timeout | null = null;
   let pending = new Set<Promise<unknown>>();
@@ -92,11 +138,15 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   // counts, the shared VAPID key, and every channel it listens to; only then report healthy.
   cmd.on('ready', () => {
     if (!started) return;
-    const counts = [...rooms].flatMap(([room, e]) =>
-      (['machine', 'phone'] as const)
-        .filter((role) => e[role].size > 0)
-        .map((role) => publishCount(room, role, e[role].size)),
-    );
+    const counts = [...rooms].flatMap(([room, e]) => {
+      e.livePublished = -1;
+      return [
+        ...(['machine', 'phone'] as const)
+          .filter((role) => e[role].size > 0)
+          .map((role) => publishCount(room, role, e[role].size)),
+        publishLive(room, e),
+      ];
+    });
     void Promise.all([
       heartbeat(),
       ...counts,
@@ -105,9 +155,10 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   });
   sub.on('ready', () => {
     if (!started) return;
-    const channels = [...rooms.keys()].map((r) => CHANNEL + r);
-    const done = channels.length === 0 ? Promise.resolve() : sub.subscribe(...channels);
-    void track('resubscribe', done).then(() => (subReady = sub.status === 'ready'));
+    const done = sub.subscribe(inbox, ...[...rooms.keys()].map((r) => CHANNEL + r));
+    // Counts announced while this connection was down were missed: load them again.
+    const reloaded = done.then(() => Promise.all([...rooms].map(([room, e]) => load(room, e))));
+    void track('resubscribe', reloaded).then(() => (subReady = sub.status === 'ready'));
   });
   for (const [name, conn] of [
     ['commands', cmd],
@@ -120,37 +171,64 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
   const deliver = (e: Entry, role: Role, data: Buffer) => {
     for (const p of e[role]) p.send(data);
   };
+  const inboxBytes = Buffer.from(inbox, 'latin1');
   sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
-    const e = rooms.get(channel.toString('latin1', CHANNEL.length));
-    if (e === undefined || message.length < HEADER_BYTES) return;
-    const origin = message.toString('latin1', 0, ID_CHARS);
+    if (message.length < HEADER_BYTES) return;
     const kind = message[ID_CHARS];
-    const role = roleOf(message[ID_CHARS + 1] as number);
-    if (kind === 0x70 /* p */) return deliver(e, role, message.subarray(HEADER_BYTES));
+    if (kind === BATCH_KIND) {
+      if (!channel.equals(inboxBytes)) return;
+      return forEachEntry(message.subarray(HEADER_BYTES), (room, role, frame) => {
+        const e = rooms.get(room);
+        if (e !== undefined) deliver(e, role, frame);
+      });
+    }
+    const e = rooms.get(channel.toString('latin1', CHANNEL.length));
+    if (e === undefined) return;
+    if (kind === 0x70 /* p */)
+      return deliver(e, roleOf(message[ID_CHARS + 1] as number), message.subarray(HEADER_BYTES));
+    const origin = message.toString('latin1', 0, ID_CHARS);
     if (origin === id) return;
-    if (kind === 0x66 /* f */) return deliver(e, role, message.subarray(HEADER_BYTES));
     if (kind === 0x63 /* c */) {
+      const key = countKeyOf(message[ID_CHARS + 1] as number);
       const n = Number(message.toString('latin1', HEADER_BYTES));
-      const counts = e.remote.get(origin) ?? { machine: 0, phone: 0 };
-      counts[role] = n;
-      if (counts.machine === 0 && counts.phone === 0) e.remote.delete(origin);
-      else e.remote.set(origin, counts);
+      setCount(e.remote, origin, key, n);
+      if (e.loading > 0) e.early.push([origin, key, n]);
     }
   });
 
+  // Subscribed first, then the snapshot: a count changed after the snapshot arrives as a `c`
+  // message; one that arrived before the snapshot's reply is replayed over it, so the newest wins.
   const load = async (room: string, e: Entry) => {
-    await sub.subscribe(CHANNEL + room);
-    const flat = (await cmd.eval(LOAD_SCRIPT, 0, PREFIX, room)) as string[];
-    for (let i = 0; i < flat.length; i += 2) {
-      const [replica, role] = (flat[i] as string).split(':') as [string, Role];
-      if (replica === id) continue;
-      const counts = e.remote.get(replica) ?? { machine: 0, phone: 0 };
-      counts[role] = Number(flat[i + 1]);
-      e.remote.set(replica, counts);
+    e.loading++;
+    try {
+      if (!e.loaded) await sub.subscribe(CHANNEL + room);
+      const flat = (await cmd.eval(LOAD_SCRIPT, 0, PREFIX, room)) as string[];
+      const remote = new Map<string, Counts>();
+      for (let i = 0; i < flat.length; i += 2) {
+        const [replica, key] = (flat[i] as string).split(':') as [string, CountKey];
+        if (replica !== id) setCount(remote, replica, key, Number(flat[i + 1]));
+      }
+      for (const [replica, key, n] of e.early) setCount(remote, replica, key, n);
+      e.remote = remote;
+    } finally {
+      if (--e.loading === 0) e.early = [];
     }
   };
-  const publishCount = (room: string, role: Role, n: number) =>
-    track('count', cmd.eval(COUNT_SCRIPT, 0, PREFIX, id, room, role, String(n)));
+  const publishCount = (room: string, role: Role, n: number) => {
+    batch.flush(); // frames queued before this count go first
+    return track('count', cmd.eval(COUNT_SCRIPT, 0, PREFIX, id, room, role, String(n)));
+  };
+  /** Publishes this replica's count of live phones in the room when it changed. */
+  const publishLive = (room: string, e: Entry) => {
+    if (live === null) return Promise.resolve();
+    const t = live.now();
+    let n = 0;
+    for (const p of e.phone) if (t - p.lastSeenMs <= live.silenceMs) n++;
+    if (n === e.livePublished) return Promise.resolve();
+    e.livePublished = n;
+    batch.flush();
+    return track('live', cmd.eval(LIVE_SCRIPT, 0, PREFIX, id, room, String(n)));
+  };
 
   const heartbeat = () =>
     track(
@@ -173,6 +251,9 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
         remote: new Map(),
         loaded: false,
         waiters: [then],
+        loading: 0,
+        early: [],
+        livePublished: -1,
       };
       rooms.set(room, (e = entry));
       void track('subscribe', load(room, entry)).then(() => {
@@ -188,11 +269,13 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       if (e === undefined || e[role].has(peer)) return false;
       e[role].add(peer);
       void publishCount(room, role, e[role].size);
+      if (role === 'phone') void publishLive(room, e);
       return true;
     },
     leave(room, role, peer) {
       const e = rooms.get(room);
       if (e === undefined || !e[role].delete(peer)) return e?.[role].size ?? 0;
+      if (role === 'phone') void publishLive(room, e);
       void publishCount(room, role, e[role].size);
       if (e.machine.size === 0 && e.phone.size === 0) drop(room, e);
       return e[role].size;
@@ -211,13 +294,20 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     members: (room, role) => rooms.get(room)?.[role] ?? [],
     broadcast(room, role, data) {
       const e = rooms.get(room);
+      if (e === undefined) return;
       const body = typeof data === 'string' ? Buffer.from(data) : data;
-      if (e !== undefined) deliver(e, role, body);
-      void track('publish', cmd.publish(CHANNEL + room, Buffer.concat([header[role], body])));
+      deliver(e, role, body);
+      // To the replicas that hold a socket of that role now. One that joins later is subscribed
+      // to the room and has sent its count before its hello-ok (load(), join()); that count
+      // reaches here before anything that could have caused a frame for it (one subscriber
+      // connection per replica, one command connection per replica: Redis keeps their order).
+      for (const [replica, c] of e.remote) if (c[role] > 0) batch.add(replica, room, role, body);
     },
     roomCount: () => rooms.size,
     async close() {
       if (beat !== null) clearInterval(beat);
+      if (live !== null) o.timers.clearInterval(live.sweep);
+      batch.flush();
       while (pending.size > 0) await Promise.all([...pending]);
       pending = new Set();
       await cmd
@@ -230,6 +320,12 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       sub.disconnect();
     },
   };
+  function setCount(m: Map<string, Counts>, replica: string, key: CountKey, n: number) {
+    const c = m.get(replica) ?? noCounts();
+    c[key] = n;
+    if (c.machine === 0 && c.phone === 0 && c.live === 0) m.delete(replica);
+    else m.set(replica, c);
+  }
   function drop(room: string, e: Entry) {
     if (!e.loaded || e.waiters.length > 0) return;
     rooms.delete(room);
@@ -254,10 +350,23 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     command: cmd,
     pushDecision(now, pingIntervalMs) {
       const local = makeLocalPushDecision(r, now, pingIntervalMs);
+      // D5 globally: each replica publishes how many of its phones are live, re-counted on every
+      // join and leave and every sweep (so a phone that went silent, or came back, is announced
+      // within one sweep after the 1.5 × ping threshold). Only changes are published.
+      const sweepMs = Math.min(LIVE_SWEEP_MAX_MS, pingIntervalMs / 4);
+      if (live !== null) o.timers.clearInterval(live.sweep);
+      live = {
+        now,
+        silenceMs: 1.5 * pingIntervalMs,
+        sweep: o.timers.setInterval(() => {
+          for (const [room, e] of rooms)
+            if (e.phone.size > 0 || e.livePublished > 0) void publishLive(room, e);
+        }, sweepMs),
+      };
       return {
         phonesAbsent(room) {
           if (!local.phonesAbsent(room)) return false;
-          for (const c of rooms.get(room)?.remote.values() ?? []) if (c.phone > 0) return false;
+          for (const c of rooms.get(room)?.remote.values() ?? []) if (c.live > 0) return false;
           return true;
         },
       };
@@ -267,6 +376,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     afterReconnect: (f) => void afterReconnect.push(f),
     async start() {
       await Promise.all([cmd.connect(), sub.connect()]);
+      await sub.subscribe(inbox);
       started = cmdReady = subReady = true;
       await heartbeat();
       // Wall-clock, not the injectable clock: the key's TTL runs in Redis, in real time.

@@ -4,9 +4,11 @@
 //
 // Keys (prefix `relay:`): `alive:<replica>` heartbeat (PX), `replicas` set of replica ids,
 // `room:<room>` hash `<replica>:<role>` → sockets, `rooms:<replica>` set of rooms it counted in.
+// `room:<room>` also holds `<replica>:live`: how many of that replica's phones are live by D5.
 // Channel `ch:<room>`; a message is `<replica id, 16 chars><kind><role initial><payload>`:
-// kind `f` a frame for that role (the sender delivered it locally already), `p` a presence frame
-// for that role (every replica delivers it, the sender too), `c` the sender's count of that role.
+// kind `b` a batch of frames (batch.ts; the sender delivered them locally already), `p` a
+// presence frame for that role (every replica delivers it, the sender too), `c` the sender's
+// count of that role (initial `m`, `p`, or `l` for its live phones).
 // The scripts name keys they compute, so they need one Redis, not Redis Cluster (docs/scaling.md).
 
 const TOTAL = `
@@ -29,6 +31,12 @@ local function offline(p, origin, room, role)
   redis.call('PUBLISH', p .. 'ch:' .. room, origin .. 'p' .. target ..
     '{"kind":"presence","room":"' .. room .. '","role":"' .. role .. '","online":false}')
 end
+local function forget_if_empty(p, rk, id, room)
+  if redis.call('HEXISTS', rk, id .. ':machine') == 0 and redis.call('HEXISTS', rk, id .. ':phone') == 0
+    and redis.call('HEXISTS', rk, id .. ':live') == 0 then
+    redis.call('SREM', p .. 'rooms:' .. id, room)
+  end
+end
 `;
 
 /** ARGV: prefix, replica, room, role, local count. Announces offline when the global count hits 0. */
@@ -40,12 +48,25 @@ if n > 0 then
   redis.call('SADD', p .. 'rooms:' .. id, room)
 else
   redis.call('HDEL', rk, id .. ':' .. role)
-  if redis.call('HEXISTS', rk, id .. ':machine') == 0 and redis.call('HEXISTS', rk, id .. ':phone') == 0 then
-    redis.call('SREM', p .. 'rooms:' .. id, room)
-  end
+  forget_if_empty(p, rk, id, room)
 end
 redis.call('PUBLISH', p .. 'ch:' .. room, id .. 'c' .. string.sub(role, 1, 1) .. n)
 if n == 0 and total(p, rk, role) == 0 then offline(p, id, room, role) end
+return n
+`;
+
+/** ARGV: prefix, replica, room, live phones (D5). Stored and announced; no presence. */
+export const LIVE_SCRIPT = `${TOTAL}
+local p, id, room, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local rk = p .. 'room:' .. room
+if n > 0 then
+  redis.call('HSET', rk, id .. ':live', n)
+  redis.call('SADD', p .. 'rooms:' .. id, room)
+else
+  redis.call('HDEL', rk, id .. ':live')
+  forget_if_empty(p, rk, id, room)
+end
+redis.call('PUBLISH', p .. 'ch:' .. room, id .. 'cl' .. n)
 return n
 `;
 
@@ -63,6 +84,9 @@ for _, id in ipairs(redis.call('SMEMBERS', p .. 'replicas')) do
           redis.call('PUBLISH', p .. 'ch:' .. room, id .. 'c' .. string.sub(role, 1, 1) .. '0')
           if total(p, rk, role) == 0 then offline(p, id, room, role) end
         end
+      end
+      if redis.call('HDEL', rk, id .. ':live') == 1 then
+        redis.call('PUBLISH', p .. 'ch:' .. room, id .. 'cl0')
       end
     end
     redis.call('DEL', p .. 'rooms:' .. id)

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { startRelay, type RelayOptions, type RunningRelay } from '../server.ts';
 import { makeLogCapture, type LogCapture } from './log-capture.ts';
 import { makeManualTimers, type ManualTimers } from './manual-timers.ts';
@@ -18,6 +19,9 @@ export type Fixture = {
   stop(): Promise<void>;
 };
 
+const redisUrl =
+  (inject('relayTestRedis') as string | undefined) ?? process.env.RELAY_TEST_REDIS ?? '';
+
 export async function startFixture(options: RelayOptions = {}): Promise<Fixture> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-test-'));
   const timers = makeManualTimers();
@@ -28,8 +32,9 @@ export async function startFixture(options: RelayOptions = {}): Promise<Fixture>
     logLevel: 'debug',
     timers,
     logDestination: logs,
-    // RELAY_TEST_REDIS=redis://…: the same rule tests against a replica sharing that Redis.
-    ...(process.env.RELAY_TEST_REDIS ? { redis: process.env.RELAY_TEST_REDIS } : {}),
+    // The `[redis]` test project (or RELAY_TEST_REDIS=redis://… by hand): the same rule tests
+    // against a replica sharing that Redis.
+    ...(redisUrl ? { redis: redisUrl } : {}),
     ...options,
     dataDir,
   });
