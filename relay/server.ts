@@ -22,6 +22,7 @@ import {
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
+import { makeTurn } from './turn.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
 
 const CLOSE_GOING_AWAY = 1001;
@@ -116,15 +117,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     log,
   });
 
-  let uncorkQueue: Connection[] = [];
-  const flushUncork = () => {
-    const q = uncorkQueue;
-    uncorkQueue = [];
-    for (const c of q) {
-      c.corked = false;
-      c.socket.uncork();
-    }
-  };
   const ctx: Context = {
     settings,
     timers,
@@ -135,9 +127,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     store,
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
-    scheduleUncork(conn) {
-      if (uncorkQueue.push(conn) === 1) process.nextTick(flushUncork);
-    },
+    turn: makeTurn(timers),
   };
 
   const conns = new Set<Connection>();
