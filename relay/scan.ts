@@ -1,4 +1,4 @@
-import { isPlain, loadFrame } from './control-scan.ts';
+import { isPlain, loadFrame, scanLoaded } from './control-scan.ts';
 
 // Hot path (issue 3 §7): recognise the canonical `msg` envelope that our own clients write
 //   {"kind":"msg","room":"<id>","payload":"<b64>"[,"push":null|{"payload":"<b64>"[,"tag":"<t>"]}]}
@@ -63,7 +63,20 @@ const result: ScannedMsg = {
 
 /** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
-  if (b.length < MIN_MSG_BYTES || !startsAt(b, 0, PREFIX) || !loadFrame(b)) return null;
+  if (b.length < MIN_MSG_BYTES || !loadFrame(b)) return null;
+  // The push-free envelopes (almost every frame) in one WebAssembly call.
+  const roomEnd = scanLoaded();
+  if (roomEnd > 0) {
+    result.roomStart = PREFIX.length;
+    result.roomEnd = roomEnd;
+    result.pushStart = -1;
+    result.pushPayload = null;
+    result.pushTag = null;
+    return result;
+  }
+  if (roomEnd === 0) return null;
+  // Maybe a push object (a machine's hint): the same checks field by field.
+  if (!startsAt(b, 0, PREFIX)) return null;
   // The room's closing quote, by memchr. Its bytes are not checked here: the relay matches them
   // byte for byte against the rooms the socket joined (valid ids), and anything else goes to
   // the parser, which names the exact error.
