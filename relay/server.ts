@@ -13,12 +13,6 @@ import { makePushService } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
-import { makeRedisRooms } from './redis/redis-rooms.ts';
-import {
-  loadOrCreateRedisVapid,
-  makeRedisSubscriptions,
-  restoreRedisVapid,
-} from './redis/redis-store.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -72,11 +66,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const unsafeOrigins = new Set(settings.unsafeAllowPushOrigins.map((o) => new URL(o).origin));
 
   ensureDataDir(settings.dataDir);
-  // With --redis every replica shares rooms, presence, subscriptions and the VAPID key.
-  const shared =
+  // With --redis every replica shares rooms, presence, subscriptions and the VAPID key. Loaded
+  // only then: ioredis and the Redis parts are ~2 MB of heap a single process would carry for
+  // nothing, and a larger old generation makes V8 collect it more often under 16 KiB traffic.
+  const redis =
     settings.redis === undefined
       ? null
-      : makeRedisRooms({
+      : await Promise.all([import('./redis/redis-rooms.ts'), import('./redis/redis-store.ts')]);
+  const shared =
+    redis === null || settings.redis === undefined
+      ? null
+      : redis[0].makeRedisRooms({
           url: settings.redis,
           heartbeatMs: settings.redisHeartbeatMs,
           timers,
@@ -84,16 +84,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         });
   if (shared !== null) await shared.start();
   const vapid =
-    shared === null
+    shared === null || redis === null
       ? loadOrCreateVapidKeys(settings.dataDir)
-      : await loadOrCreateRedisVapid(shared.command);
-  shared?.afterReconnect(() => restoreRedisVapid(shared.command, vapid));
+      : await redis[1].loadOrCreateRedisVapid(shared.command);
+  if (redis !== null)
+    shared?.afterReconnect(() => redis[1].restoreRedisVapid(shared.command, vapid));
   const health = shared?.health ?? (() => null);
   const store =
     options.store ??
-    (shared === null
+    (shared === null || redis === null
       ? openSqliteSubscriptions(settings.dataDir)
-      : makeRedisSubscriptions(shared.command));
+      : redis[1].makeRedisSubscriptions(shared.command));
   const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
   const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
