@@ -7,6 +7,7 @@
 // Every loop is bounded in time and count. Options: --rounds N (default 5), --seconds S (2),
 // --sockets N (10000). Variants run interleaved, round after round; on a shared machine both
 // the median and the best (least disturbed) round are printed.
+import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,14 +32,33 @@ const CLK_TCK = 100;
 type Kind = 'ours' | 'bare' | 'tcp';
 type Server = { kind: Kind; port: number; pid: number; child: ChildProcess; stop(): Promise<void> };
 
+// Every server runs as plain JavaScript that esbuild builds for this run, not under tsx: with
+// tsx's runtime hooks loaded, a process of many TypeScript modules (the relay) falls into
+// back-to-back mark-compacts under 16 KiB traffic that a one-file process (the bare forwarder)
+// does not (the same relay bundle: ~14 us per message without tsx, ~25 with `--import tsx`) —
+// a loader artifact that must not count against one side only. See docs/relay.md.
+const BUILD_DIR = path.join(root, 'node_modules/.cache/bench-relay');
+async function built(entry: string): Promise<string> {
+  const outfile = path.join(BUILD_DIR, path.basename(entry).replace(/\.ts$/, '.mjs'));
+  await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
 async function startServer(kind: Kind): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
   const args =
     kind === 'ours'
       ? [
-          '--import',
-          'tsx',
-          'relay/main.ts',
+          await built('relay/main.ts'),
           '--port',
           '0',
           '--no-rate-limits',
@@ -53,7 +73,7 @@ async function startServer(kind: Kind): Promise<Server> {
           '--max-buffered-bytes',
           String(8 * 1024 * 1024),
         ]
-      : ['--import', 'tsx', 'bench/relay-baselines.ts', kind];
+      : [await built('bench/relay-baselines.ts'), kind];
   const child = spawn(process.execPath, args, {
     cwd: root,
     detached: true,
