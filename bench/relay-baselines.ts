@@ -1,5 +1,6 @@
 // The two baselines of `npm run bench:relay`, each run as its own process:
-//   bare — the best plain `ws` forwarder (bufferutil, no deflate, writes corked per turn): parses
+//   bare — the best plain `ws` forwarder (bufferutil, no deflate, each target socket corked once
+//          per event-loop turn and uncorked once, as in the relay): parses
 //          the first frame of a socket once to learn room and role, then forwards every later
 //          frame's bytes to the other role with no checks at all. The floor any relay on ws pays.
 //   tcp  — a raw TCP pipe: the first line names room and role; then bytes flow through untouched.
@@ -23,7 +24,9 @@ function joinRoom<T>(rooms: Rooms<T>, room: string, role: 'machine' | 'phone', p
 }
 
 function bare(): Promise<number> {
-  const rooms: Rooms<Ws> = new Map();
+  // One per socket: the socket and whether it is corked this turn (a flag, as in the relay).
+  type Target = { ws: Ws; socket: net.Socket; corked: boolean };
+  const rooms: Rooms<Target> = new Map();
   const wss = new wsLib.WebSocketServer({
     port: 0,
     host: '127.0.0.1',
@@ -31,30 +34,41 @@ function bare(): Promise<number> {
     maxPayload: 65_536,
     clientTracking: false,
   });
-  let pending: import('node:net').Socket[] = [];
+  // Writes batched per event-loop turn exactly as the relay does: each target socket is corked
+  // once per turn and uncorked once (one writev), not once per frame.
+  let corked: Target[] = [];
   const flush = () => {
-    const q = pending;
-    pending = [];
-    for (const s of q) s.uncork();
+    const q = corked;
+    corked = [];
+    for (const t of q) {
+      t.corked = false;
+      t.socket.uncork();
+    }
   };
   const opts = { binary: false } as const;
   wss.on('connection', (ws: Ws) => {
-    const sock = (ws as unknown as { _socket: import('node:net').Socket })._socket;
-    sock.setNoDelay(true);
-    let targets: Set<Ws> | null = null;
+    const me: Target = {
+      ws,
+      socket: (ws as unknown as { _socket: net.Socket })._socket,
+      corked: false,
+    };
+    me.socket.setNoDelay(true);
+    let targets: Set<Target> | null = null;
     ws.on('message', (data: Buffer) => {
       if (targets === null) {
         const h = JSON.parse(data.toString()) as { room: string; role: 'machine' | 'phone' };
-        const e = joinRoom(rooms, h.room, h.role, ws);
+        const e = joinRoom(rooms, h.room, h.role, me);
         targets = h.role === 'machine' ? e.phone : e.machine;
         ws.send('{"kind":"hello-ok","peers":{"machine":1,"phone":1}}');
         return;
       }
       for (const t of targets) {
-        const s = (t as unknown as { _socket: import('node:net').Socket })._socket;
-        if (pending.push(s) === 1) process.nextTick(flush);
-        s.cork();
-        t.send(data, opts);
+        if (!t.corked) {
+          t.corked = true;
+          t.socket.cork();
+          if (corked.push(t) === 1) process.nextTick(flush);
+        }
+        t.ws.send(data, opts);
       }
     });
   });

@@ -16,7 +16,7 @@ import {
 import type { Context } from './context.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
-import { roomIs, scanMsg, type ScannedMsg } from './scan.ts';
+import { scanMsg, type ScannedMsg } from './scan.ts';
 import { checkSubscription } from './push-endpoint.ts';
 import type { TimerHandle } from './timers.ts';
 
@@ -26,11 +26,15 @@ const BRACE = Buffer.from('}');
 
 type ErrorCode = RelayErrorCode;
 
+/** One room this socket joined; `bytes` is the id as the hot path compares it (latin1 = ASCII). */
+type Joined = { readonly room: string; readonly role: Role; readonly other: Role; bytes: Buffer };
+
 export class Connection implements Peer {
   lastSeenMs: number;
   alive = true;
-  /** Rooms this socket joined and its role in each; null until a hello succeeded. */
-  rooms: Map<string, Role> | null = null;
+  /** Rooms this socket joined and its role in each (at most maxRoomsPerSocket, so a list);
+   * null until a hello succeeded. */
+  joined: Joined[] | null = null;
   tokens: number;
   tokensMs: number;
   corked = false;
@@ -50,7 +54,7 @@ export class Connection implements Peer {
     this.tokensMs = now;
     this.helloTimer = ctx.timers.setTimeout(() => {
       this.helloTimer = null;
-      if (this.rooms === null)
+      if (this.joined === null)
         this.refuseHello(`no hello within ${ctx.settings.helloDeadlineMs} ms`);
     }, ctx.settings.helloDeadlineMs);
   }
@@ -61,7 +65,7 @@ export class Connection implements Peer {
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
-      this.ctx.scheduleUncork(this);
+      this.ctx.turn.uncorkLater(this);
     }
     this.ws.send(data, SEND_TEXT);
     if (this.ws.bufferedAmount > this.ctx.settings.maxBufferedBytes) {
@@ -90,9 +94,9 @@ export class Connection implements Peer {
 
   onMessage(data: Buffer, isBinary: boolean): void {
     if (this.closed) return;
-    const now = this.ctx.timers.now();
+    const now = this.ctx.turn.now();
     this.lastSeenMs = now;
-    if (this.rooms === null) return this.onFirstFrame(data, isBinary);
+    if (this.joined === null) return this.onFirstFrame(data, isBinary);
     const s = this.ctx.settings;
     if (s.rateLimits && !this.takeToken(now)) {
       return this.error('limit', `rate limit: ${s.msgRatePerSec} frames/s, burst ${s.msgBurst}`);
@@ -107,26 +111,40 @@ export class Connection implements Peer {
     if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
     const scanned = scanMsg(data);
     if (scanned !== null) {
-      const room = this.joinedRoom(data, scanned);
+      const j = this.joinedRoom(data, scanned);
       // Not a joined room (or not a valid id): the parser gives the exact reply.
-      if (room === null) return this.onSlowFrame(data);
+      if (j === null) return this.onSlowFrame(data);
+      // The common case: no push hint, so the frame's own bytes go out as they came.
+      if (scanned.pushPayload === null) return this.ctx.rooms.broadcast(j.room, j.other, data);
       const push =
-        scanned.pushPayload === null
-          ? null
-          : scanned.pushTag === null
-            ? { payload: scanned.pushPayload }
-            : { payload: scanned.pushPayload, tag: scanned.pushTag };
-      return this.onMsg(room, data, push, scanned.pushStart);
+        scanned.pushTag === null
+          ? { payload: scanned.pushPayload }
+          : { payload: scanned.pushPayload, tag: scanned.pushTag };
+      return this.onMsg(j.room, data, push, scanned.pushStart);
     }
     this.onSlowFrame(data);
   }
 
   /** The joined room the scanned frame names, found by comparing bytes (no string built). */
-  private joinedRoom(data: Buffer, scanned: ScannedMsg): string | null {
-    for (const room of (this.rooms as Map<string, Role>).keys()) {
-      if (roomIs(data, scanned, room)) return room;
+  private joinedRoom(data: Buffer, scanned: ScannedMsg): Joined | null {
+    const joined = this.joined as Joined[];
+    const start = scanned.roomStart;
+    const n = scanned.roomEnd - start;
+    for (let k = 0; k < joined.length; k++) {
+      const j = joined[k] as Joined;
+      const bytes = j.bytes;
+      if (bytes.length !== n) continue;
+      let i = 0;
+      while (i < n && data[start + i] === bytes[i]) i++;
+      if (i === n) return j;
     }
     return null;
+  }
+
+  private roleIn(room: string): Role | undefined {
+    const joined = this.joined;
+    if (joined !== null) for (const j of joined) if (j.room === room) return j.role;
+    return undefined;
   }
 
   private takeToken(now: number): boolean {
@@ -146,21 +164,21 @@ export class Connection implements Peer {
     if (!parsed.ok) return this.refuseHello(parsed.message);
     if (parsed.value.kind !== 'hello')
       return this.refuseHello(`the first frame must be a hello, not "${parsed.value.kind}"`);
-    this.rooms = new Map();
+    this.joined = [];
     this.join(parsed.value.room, parsed.value.role, true);
   }
 
   private join(room: string, role: Role, first: boolean): void {
     const ctx = this.ctx;
-    const rooms = this.rooms as Map<string, Role>;
-    const current = rooms.get(room);
+    const joined = this.joined as Joined[];
+    const current = this.roleIn(room);
     if (current === role)
       return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
     if (current !== undefined)
       return this.error('bad-hello', `this socket already joined the room as ${current}`);
     const s = ctx.settings;
     let refusal: string | null = null;
-    if (rooms.size >= s.maxRoomsPerSocket)
+    if (joined.length >= s.maxRoomsPerSocket)
       refusal = `at most ${s.maxRoomsPerSocket} rooms per socket`;
     else {
       const max = role === 'phone' ? s.maxPhonesPerRoom : s.maxMachinesPerRoom;
@@ -169,7 +187,7 @@ export class Connection implements Peer {
     if (refusal !== null) {
       this.error('limit', refusal);
       if (first) {
-        this.rooms = null;
+        this.joined = null;
         this.closed = true;
         this.ws.close(CLOSE_POLICY, 'limit');
       }
@@ -181,13 +199,13 @@ export class Connection implements Peer {
     }
     ctx.rooms.ready(room, () => {
       // With Redis this runs later: the socket may have closed or joined meanwhile.
-      if (this.rooms === null || this.closed) return;
-      const now = this.rooms.get(room);
+      if (this.joined === null || this.closed) return;
+      const now = this.roleIn(room);
       if (now === role)
         return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
       if (now !== undefined)
         return this.error('bad-hello', `this socket already joined the room as ${now}`);
-      this.rooms.set(room, role);
+      this.joined.push({ room, role, other: otherRole(role), bytes: Buffer.from(room, 'latin1') });
       ctx.rooms.join(room, role, this);
       this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
       ctx.presence.joined(room, role);
@@ -200,7 +218,7 @@ export class Connection implements Peer {
     if (push !== null && Buffer.byteLength(push.payload) > MAX_PUSH_PAYLOAD_BYTES) {
       return this.error('too-large', `push.payload is over the ${MAX_PUSH_PAYLOAD_BYTES}-byte cap`);
     }
-    const role = (this.rooms as Map<string, Role>).get(room);
+    const role = this.roleIn(room);
     if (role === undefined) return this.error('bad-frame', 'not joined to this room');
     if (push !== null && role === 'phone')
       return this.error('bad-frame', 'a phone may not send a push hint');
@@ -231,7 +249,7 @@ export class Connection implements Peer {
         return this.onMsg(f.room, data, f.push ?? null, -1);
       case 'push-subscribe':
       case 'push-unsubscribe': {
-        if (this.rooms?.get(f.room) !== 'phone') {
+        if (this.roleIn(f.room) !== 'phone') {
           return this.error('bad-frame', `${f.kind} needs a socket joined to this room as phone`);
         }
         const room = f.room;
@@ -279,12 +297,12 @@ export class Connection implements Peer {
   onClose(): void {
     this.closed = true;
     if (this.helloTimer !== null) this.ctx.timers.clearTimeout(this.helloTimer);
-    if (this.rooms === null) return;
-    for (const [room, role] of this.rooms) {
+    if (this.joined === null) return;
+    for (const { room, role } of this.joined) {
       const remaining = this.ctx.rooms.leave(room, role, this);
       this.ctx.presence.left(room, role, remaining);
     }
-    this.rooms = null;
+    this.joined = null;
   }
 }
 

@@ -2,13 +2,13 @@
 // presence, push decision/service, subscription store — see issue 10).
 import type { Logger } from 'pino';
 import type { RelaySettings } from './config.ts';
-import type { Connection } from './connection.ts';
 import type { Presence } from './presence.ts';
 import type { PushService } from './push.ts';
 import type { Resolve } from './push-endpoint.ts';
 import type { Rooms } from './rooms.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import type { Timers } from './timers.ts';
+import type { Turn } from './turn.ts';
 
 export type Context = {
   settings: RelaySettings;
@@ -20,6 +20,6 @@ export type Context = {
   store: SubscriptionStore;
   unsafeOrigins: ReadonlySet<string>;
   resolve: Resolve;
-  /** Uncorks the connection's socket once the current event-loop turn is done. */
-  scheduleUncork(conn: Connection): void;
+  /** The per-turn clock and write batching (turn.ts). */
+  turn: Turn;
 };

@@ -94,6 +94,32 @@ describe('scanMsg (hot path) agrees with parseClientFrame', () => {
     );
   });
 
+  it('long payloads: a quote, backslash or control byte anywhere is declined, plain bytes are not (property)', () => {
+    // Exercises every path of the SIMD scan (64-byte blocks, 16-byte vectors, the last bytes).
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 700 }),
+        fc.nat(),
+        fc.constantFrom('"', '\\', '\u0000', '\u001f', '\n', '\u007f', 'é', '+', '='),
+        fc.constantFrom('}', ',"push":null}', ',"push":{"payload":"UA=="}}'),
+        (n, at, stray, tail) => {
+          const chars = [...'A'.repeat(n)];
+          if (n > 0) chars[at % n] = stray;
+          const text = `{"kind":"msg","room":"${ROOM}","payload":"${chars.join('')}"${tail}`;
+          const s = scanMsg(b(text));
+          const parsed = parseClientFrame(text);
+          if (s !== null) {
+            expect(parsed.ok).toBe(true);
+            expect(roomOf(b(text), s)).toBe(ROOM);
+          }
+          if (n === 0 || /^[A-Za-z0-9+/=\u007fé]$/.test(stray)) expect(s).not.toBeNull();
+          if (n > 0 && /^["\\\u0000-\u001f]$/.test(stray)) expect(s).toBeNull();
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('accepts every well-formed canonical frame (property)', () => {
     fc.assert(
       fc.property(

@@ -1,4 +1,4 @@
-import { hasNoControlBytes } from './control-scan.ts';
+import { isPlain, loadFrame, scanLoaded } from './control-scan.ts';
 
 // Hot path (issue 3 §7): recognise the canonical `msg` envelope that our own clients write
 //   {"kind":"msg","room":"<id>","payload":"<b64>"[,"push":null|{"payload":"<b64>"[,"tag":"<t>"]}]}
@@ -6,9 +6,10 @@ import { hasNoControlBytes } from './control-scan.ts';
 // came in. Anything that does not match exactly (other key order, whitespace, escapes, other
 // fields) returns null and goes through protocol's parseClientFrame: the scanner may refuse a
 // valid frame, but it must never accept one that parseClientFrame would refuse — given that the
-// caller accepts the room only when its bytes equal a valid room id (roomIs on a joined room).
+// caller accepts the room only when its bytes equal a valid room id (a joined room, compared byte
+// for byte).
 export type ScannedMsg = {
-  /** The room id's bytes are b[roomStart, roomEnd) — not validated: compare them (roomIs). */
+  /** The room id's bytes are b[roomStart, roomEnd) — not validated: compare them with a joined room's bytes. */
   roomStart: number;
   roomEnd: number;
   /** Byte offset of `,"push":{…}` when a push hint is present, else -1. */
@@ -17,16 +18,9 @@ export type ScannedMsg = {
   pushTag: string | null;
 };
 
-/** The room as a string (allocates; the relay's hot path compares bytes instead: roomIs). */
+/** The room as a string (allocates; the relay's hot path compares bytes instead). */
 export const roomOf = (b: Buffer, m: ScannedMsg): string =>
   b.toString('latin1', m.roomStart, m.roomEnd);
-
-/** Whether the scanned room id equals `room`, without building a string. */
-export function roomIs(b: Buffer, m: ScannedMsg, room: string): boolean {
-  if (room.length !== m.roomEnd - m.roomStart) return false;
-  for (let i = 0; i < room.length; i++) if (b[m.roomStart + i] !== room.charCodeAt(i)) return false;
-  return true;
-}
 
 const PREFIX = Buffer.from('{"kind":"msg","room":"');
 const PAYLOAD_KEY = Buffer.from('","payload":"');
@@ -49,15 +43,13 @@ function startsAt(b: Uint8Array, at: number, lit: Uint8Array): boolean {
 
 /**
  * A JSON string body starting at `start` with no escapes and no control characters; returns
- * the index of its closing quote or -1. Quote and backslash are found by native memchr, control
- * bytes by a SIMD scan; non-ASCII is fine (the whole frame was UTF-8-validated already).
+ * the index of its closing quote or -1. The quote is found by native memchr, backslashes and
+ * control bytes by one SIMD pass over the frame loadFrame copied; non-ASCII is fine (the whole
+ * frame was UTF-8-validated already).
  */
 function plainStringEnd(b: Buffer, start: number): number {
   const end = b.indexOf(QUOTE, start);
-  if (end === -1) return -1;
-  const backslash = b.indexOf(BACKSLASH, start);
-  if (backslash !== -1 && backslash < end) return -1;
-  return hasNoControlBytes(b, start, end) ? end : -1;
+  return end !== -1 && isPlain(start, end) ? end : -1;
 }
 
 // One result object, reused: the relay handles one frame at a time and reads it at once.
@@ -71,7 +63,20 @@ const result: ScannedMsg = {
 
 /** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
-  if (b.length < MIN_MSG_BYTES || !startsAt(b, 0, PREFIX)) return null;
+  if (b.length < MIN_MSG_BYTES || !loadFrame(b)) return null;
+  // The push-free envelopes (almost every frame) in one WebAssembly call.
+  const roomEnd = scanLoaded();
+  if (roomEnd > 0) {
+    result.roomStart = PREFIX.length;
+    result.roomEnd = roomEnd;
+    result.pushStart = -1;
+    result.pushPayload = null;
+    result.pushTag = null;
+    return result;
+  }
+  if (roomEnd === 0) return null;
+  // Maybe a push object (a machine's hint): the same checks field by field.
+  if (!startsAt(b, 0, PREFIX)) return null;
   // The room's closing quote, by memchr. Its bytes are not checked here: the relay matches them
   // byte for byte against the rooms the socket joined (valid ids), and anything else goes to
   // the parser, which names the exact error.
