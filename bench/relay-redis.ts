@@ -7,32 +7,40 @@
 // Measures forwarded msg/s and CPU per message (all processes involved: relays and Redis),
 // p50/p99 forward latency at a fixed offered rate, and memory per idle joined socket on a
 // replica and in Redis. Options: --rounds N (3), --seconds S (2), --sockets N (10000).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import url from 'node:url';
 import { Redis } from 'ioredis';
-import { clientFrame, FrameReader, msgText, openSocket, stampOffset } from './relay-load.ts';
+import { clientFrame, msgText, stampOffset } from './relay-load.ts';
+import {
+  arg,
+  closeAll,
+  connectPeer,
+  drive,
+  fmt,
+  launch,
+  load,
+  M,
+  machineLine,
+  median,
+  MEMORY_SOCKETS,
+  newRoom,
+  pairs as pairsAt,
+  rssKiB,
+  SECONDS,
+  startRelayProcess,
+  wait,
+  type Pair,
+  type Peer,
+  type Proc,
+} from './relay-peers.ts';
 
-const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? def : Number(process.argv[i + 1]);
-};
 const ROUNDS = arg('rounds', 3);
 const LATENCY_ROUNDS = 3;
-const SECONDS = arg('seconds', 2);
-const MEMORY_SOCKETS = arg('sockets', 10_000);
 const LATENCY_RATE_PER_SEC = 2_000;
 const LATENCY_ROOMS = 100;
-const MAX_MESSAGES_PER_RUN = 5_000_000;
-const READY_LIMIT_MS = 10_000;
-const CLK_TCK = 100;
 const REDIS_SERVER = '/usr/bin/redis-server';
-
-type Proc = { pid: number; child: ChildProcess; port: number; stop(): Promise<void> };
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,61 +53,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Spawns a process in its own group; resolves once `ready` matches its stdout. */
-async function launch(
-  cmd: string,
-  args: string[],
-  ready: RegExp,
-  dir: string,
-  portOf: (m: RegExpExecArray) => number,
-): Promise<Proc> {
-  const child = spawn(cmd, args, {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const kill = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((r) => child.once('exit', r));
-    try {
-      process.kill(-(child.pid as number), 'SIGTERM');
-    } catch {
-      return;
-    }
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 3_000))]);
-    try {
-      process.kill(-(child.pid as number), 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  };
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => {
-      void kill();
-      reject(new Error(`${path.basename(cmd)} not ready: ${out.slice(-300)}`));
-    }, READY_LIMIT_MS);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(t);
-        resolve(portOf(m));
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`${path.basename(cmd)} exited ${c}`)));
-  });
-  return {
-    pid: child.pid as number,
-    child,
-    port,
-    async stop() {
-      await kill();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function startRedisServer(): Promise<Proc & { url: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
   const port = await freePort();
@@ -108,54 +61,8 @@ async function startRedisServer(): Promise<Proc & { url: string }> {
   return { ...p, url: `redis://127.0.0.1:${port}` };
 }
 
-function startRelayProcess(redisUrl: string | null): Promise<Proc> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
-  const args = [
-    '--import',
-    'tsx',
-    'relay/main.ts',
-    ...['--port', '0', '--no-rate-limits', '--log-level', 'error', '--data-dir', dir],
-    ...['--max-connections', '100000', '--max-connections-per-ip', '100000'],
-    ...['--max-buffered-bytes', String(8 * 1024 * 1024)],
-    ...(redisUrl === null ? [] : ['--redis', redisUrl]),
-  ];
-  return launch(process.execPath, args, /listening on ws:\/\/[^:]+:(\d+)/, dir, (m) =>
-    Number(m[1]),
-  );
-}
-
-function cpuMicros(pid: number): number {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1e6;
-}
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1]);
-}
-
-type Peer = { socket: net.Socket; onFrame: (prefix: Buffer, len: number) => void };
-const M = 'm'.charCodeAt(0);
-
-async function connectPeer(port: number, room: string, role: 'machine' | 'phone', prefix: number) {
-  const { socket, rest } = await openSocket(port, 'ws');
-  let ready!: () => void;
-  const joined = new Promise<void>((r) => (ready = r));
-  const peer: Peer = { socket, onFrame: () => ready() }; // the first frame is hello-ok
-  const reader = new FrameReader(prefix, (p, n) => peer.onFrame(p, n));
-  socket.on('data', (d: Buffer) => reader.push(d));
-  if (rest.length) reader.push(rest);
-  socket.write(clientFrame(JSON.stringify({ kind: 'hello', room, role })));
-  await joined;
-  peer.onFrame = () => undefined;
-  return peer;
-}
-
-let roomSeq = 0;
-const newRoom = () =>
-  `r${String(++roomSeq).padStart(7, '0')}${Math.random().toString(36).slice(2, 16)}`
-    .padEnd(22, 'x')
-    .slice(0, 22);
+const relayProcess = (redisUrl: string | null) =>
+  startRelayProcess(redisUrl === null ? [] : ['--redis', redisUrl]);
 
 type Variant = 'single' | 'same' | 'split';
 const VARIANTS: Variant[] = ['single', 'same', 'split'];
@@ -168,71 +75,19 @@ const placement = (s: Setup, v: Variant) =>
       ? { phone: s.a, machine: s.a, procs: [s.a, s.redis] }
       : { phone: s.a, machine: s.b, procs: [s.a, s.b, s.redis] };
 
-type Pair = { room: string; machine: Peer; phone: Peer };
-async function pairs(s: Setup, v: Variant, n: number, prefix: number): Promise<Pair[]> {
+function pairs(s: Setup, v: Variant, n: number, prefix: number): Promise<Pair[]> {
   const at = placement(s, v);
-  const out: Pair[] = [];
-  for (let i = 0; i < n; i += 100) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(100, n - i) }, async () => {
-        const room = newRoom();
-        const phone = await connectPeer(at.phone.port, room, 'phone', prefix);
-        const machine = await connectPeer(at.machine.port, room, 'machine', prefix);
-        return { room, machine, phone };
-      }),
-    );
-    out.push(...batch);
-  }
-  return out;
+  const ws = (p: Proc) => ({ port: p.port, kind: 'ws' as const });
+  return pairsAt(ws(at.phone), ws(at.machine), n, prefix);
 }
-const closeAll = (ps: Pair[]) => {
-  for (const p of ps) {
-    p.machine.socket.destroy();
-    p.phone.socket.destroy();
-  }
-};
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const cpuOf = (procs: Proc[]) => procs.map((p) => cpuMicros(p.pid));
 
 async function throughput(s: Setup, v: Variant, nPairs: number, size: number) {
-  const window = size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 256;
   const ps = await pairs(s, v, nPairs, 12);
-  const procs = placement(s, v).procs;
-  let delivered = 0;
-  let running = true;
-  for (const p of ps) {
-    const batch = Buffer.concat(
-      Array.from({ length: window / 2 }, () => clientFrame(msgText(p.room, size))),
-    );
-    let inflight = 0;
-    const refill = () => {
-      if (!running) return;
-      p.machine.socket.write(batch);
-      inflight += window / 2;
-    };
-    p.phone.onFrame = (prefix) => {
-      if (prefix[9] !== M) return; // presence, not a msg
-      delivered++;
-      if (--inflight <= window / 2) refill();
-    };
-    refill();
-    refill();
-  }
-  await wait(500);
-  const [d0, c0, t0] = [delivered, cpuOf(procs), performance.now()];
-  const deadline = t0 + SECONDS * 1_000;
-  while (performance.now() < deadline && delivered - d0 < MAX_MESSAGES_PER_RUN) await wait(50);
-  const [d1, c1, t1] = [delivered, cpuOf(procs), performance.now()];
-  running = false;
-  closeAll(ps);
-  await wait(300);
-  const n = d1 - d0;
-  const perProc = c1.map((c, i) => (c - (c0[i] as number)) / n);
-  return {
-    msgPerSec: (n / (t1 - t0)) * 1_000,
-    cpuUsPerMsg: perProc.reduce((a, b) => a + b, 0),
-    perProc,
-  };
+  return drive(
+    ps,
+    size,
+    placement(s, v).procs.map((p) => p.pid),
+  );
 }
 
 async function latency(s: Setup, v: Variant, size: number) {
@@ -277,7 +132,7 @@ async function latency(s: Setup, v: Variant, size: number) {
 
 /** RSS growth per idle joined socket on one relay process, and Redis's memory growth per room. */
 async function memory(redisUrl: string | null) {
-  const relay = await startRelayProcess(redisUrl);
+  const relay = await relayProcess(redisUrl);
   const redis = redisUrl === null ? null : new Redis(redisUrl, { lazyConnect: true });
   await redis?.connect();
   const usedBytes = async () =>
@@ -289,8 +144,8 @@ async function memory(redisUrl: string | null) {
         Array.from({ length: Math.min(100, n - i) }, async () => {
           const room = newRoom();
           return [
-            await connectPeer(relay.port, room, 'phone', 12),
-            await connectPeer(relay.port, room, 'machine', 12),
+            await connectPeer({ port: relay.port, kind: 'ws' }, room, 'phone', 12),
+            await connectPeer({ port: relay.port, kind: 'ws' }, room, 'machine', 12),
           ];
         }),
       );
@@ -317,26 +172,15 @@ async function memory(redisUrl: string | null) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const fmt = (x: number, d = 0) =>
-  x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const load = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-
 async function main() {
-  console.log(
-    `bench:relay --redis ${new Date().toISOString()} · ${os.cpus()[0]?.model} × ${os.cpus().length} · Node ${process.version} · load ${load()}`,
-  );
+  console.log(`bench:relay --redis ${machineLine()}`);
   const redis = await startRedisServer();
   const procs: Proc[] = [redis];
   try {
     const [single, a, b] = await Promise.all([
-      startRelayProcess(null),
-      startRelayProcess(redis.url),
-      startRelayProcess(redis.url),
+      relayProcess(null),
+      relayProcess(redis.url),
+      relayProcess(redis.url),
     ]);
     procs.push(single, a, b);
     const setup: Setup = { single, a, b, redis };

@@ -7,215 +7,51 @@
 // Every loop is bounded in time and count. Options: --rounds N (default 5), --seconds S (2),
 // --sockets N (10000). Variants run interleaved, round after round; on a shared machine both
 // the median and the best (least disturbed) round are printed.
-import { build } from 'esbuild';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import url from 'node:url';
-import type net from 'node:net';
-import { clientFrame, FrameReader, msgText, openSocket, stampOffset } from './relay-load.ts';
+import { clientFrame, msgText, stampOffset } from './relay-load.ts';
+import {
+  arg,
+  built,
+  closeAll,
+  drive,
+  fmt,
+  launch,
+  M,
+  machineLine,
+  median,
+  MEMORY_SOCKETS,
+  newRoom,
+  pairs as pairsAt,
+  rssKiB,
+  SECONDS,
+  startRelayProcess,
+  wait,
+  type Endpoint,
+  type Proc,
+} from './relay-peers.ts';
 
-const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? def : Number(process.argv[i + 1]);
-};
 const ROUNDS = arg('rounds', 5);
 const LATENCY_ROUNDS = 3;
 const LATENCY_SLICE_US = 100_000;
-const SECONDS = arg('seconds', 2);
-const MEMORY_SOCKETS = arg('sockets', 10_000);
-const MAX_MESSAGES_PER_RUN = 5_000_000;
-const CLK_TCK = 100;
 
 type Kind = 'ours' | 'bare' | 'tcp';
-type Server = { kind: Kind; port: number; pid: number; child: ChildProcess; stop(): Promise<void> };
-
-// Every server runs as plain JavaScript that esbuild builds for this run, not under tsx: with
-// tsx's runtime hooks loaded, a process of many TypeScript modules (the relay) falls into
-// back-to-back mark-compacts under 16 KiB traffic that a one-file process (the bare forwarder)
-// does not (the same relay bundle: ~14 us per message without tsx, ~25 with `--import tsx`) —
-// a loader artifact that must not count against one side only. See docs/relay.md.
-const BUILD_DIR = path.join(root, 'node_modules/.cache/bench-relay');
-async function built(entry: string): Promise<string> {
-  const outfile = path.join(BUILD_DIR, path.basename(entry).replace(/\.ts$/, '.mjs'));
-  await build({
-    entryPoints: [path.join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  });
-  return outfile;
-}
+type Server = Proc & { kind: Kind };
 
 async function startServer(kind: Kind): Promise<Server> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
-  const args =
-    kind === 'ours'
-      ? [
-          await built('relay/main.ts'),
-          '--port',
-          '0',
-          '--no-rate-limits',
-          '--log-level',
-          'error',
-          '--data-dir',
-          dataDir,
-          '--max-connections',
-          '100000',
-          '--max-connections-per-ip',
-          '100000',
-          '--max-buffered-bytes',
-          String(8 * 1024 * 1024),
-        ]
-      : [await built('bench/relay-baselines.ts'), kind];
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /(?:listening on ws:\/\/[^:]+:|listening )(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (c) => reject(new Error(`${kind} exited ${c}`)));
-  });
-  return {
-    kind,
-    port,
-    pid: child.pid as number,
-    child,
-    async stop() {
-      const gone = new Promise((r) => child.once('exit', r));
-      process.kill(-(child.pid as number), 'SIGTERM');
-      await Promise.race([gone, new Promise((r) => setTimeout(r, 3_000))]);
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  if (kind === 'ours') return { kind, ...(await startRelayProcess()) };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
+  const script = await built('bench/relay-baselines.ts');
+  return { kind, ...(await launch(process.execPath, [script, kind], /listening (\d+)/, dir)) };
 }
 
-function cpuMicros(pid: number): number {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1e6;
-}
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1]);
-}
-
-type Peer = { socket: net.Socket; onFrame: (prefix: Buffer, len: number) => void };
-const M = 'm'.charCodeAt(0);
-
-async function connectPeer(
-  s: Server,
-  room: string,
-  role: 'machine' | 'phone',
-  prefixBytes: number,
-): Promise<Peer> {
-  const { socket, rest } = await openSocket(s.port, s.kind === 'tcp' ? 'tcp' : 'ws');
-  const peer: Peer = { socket, onFrame: () => undefined };
-  const reader = new FrameReader(prefixBytes, (p, n) => peer.onFrame(p, n));
-  let ready!: () => void;
-  const joined = new Promise<void>((r) => (ready = r));
-  if (s.kind === 'tcp') {
-    let skip = 3; // "ok\n"
-    socket.on('data', (d: Buffer) => {
-      if (skip > 0) {
-        const k = Math.min(skip, d.length);
-        skip -= k;
-        if (skip === 0) ready();
-        d = d.subarray(k);
-      }
-      if (d.length) reader.push(d);
-    });
-    socket.write(`${room} ${role}\n`);
-  } else {
-    peer.onFrame = () => ready(); // the first frame is hello-ok
-    socket.on('data', (d: Buffer) => reader.push(d));
-    if (rest.length) reader.push(rest);
-    socket.write(clientFrame(JSON.stringify({ kind: 'hello', room, role })));
-  }
-  await joined;
-  peer.onFrame = () => undefined;
-  return peer;
-}
-
-let roomSeq = 0;
-const newRoom = () =>
-  `r${String(++roomSeq).padStart(7, '0')}${Math.random().toString(36).slice(2, 16)}`
-    .padEnd(22, 'x')
-    .slice(0, 22);
-
-async function pairs(s: Server, n: number, prefixBytes: number) {
-  const out: { room: string; machine: Peer; phone: Peer }[] = [];
-  for (let i = 0; i < n; i += 100) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(100, n - i) }, async () => {
-        const room = newRoom();
-        const phone = await connectPeer(s, room, 'phone', prefixBytes);
-        const machine = await connectPeer(s, room, 'machine', prefixBytes);
-        return { room, machine, phone };
-      }),
-    );
-    out.push(...batch);
-  }
-  return out;
-}
-const closeAll = (ps: { machine: Peer; phone: Peer }[]) => {
-  for (const p of ps) {
-    p.machine.socket.destroy();
-    p.phone.socket.destroy();
-  }
-};
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const endpoint = (s: Server): Endpoint => ({ port: s.port, kind: s.kind === 'tcp' ? 'tcp' : 'ws' });
+const pairs = (s: Server, n: number, prefixBytes: number) =>
+  pairsAt(endpoint(s), endpoint(s), n, prefixBytes);
 
 async function throughput(s: Server, nPairs: number, size: number) {
-  const window = size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 256;
-  const ps = await pairs(s, nPairs, 12);
-  let delivered = 0;
-  let running = true;
-  for (const p of ps) {
-    const batch = Buffer.concat(
-      Array.from({ length: window / 2 }, () => clientFrame(msgText(p.room, size))),
-    );
-    let inflight = 0;
-    const refill = () => {
-      if (!running) return;
-      p.machine.socket.write(batch);
-      inflight += window / 2;
-    };
-    p.phone.onFrame = (prefix) => {
-      if (prefix[9] !== M) return; // presence, not a msg
-      delivered++;
-      if (--inflight <= window / 2) refill();
-    };
-    refill();
-    refill();
-  }
-  await wait(500);
-  const [d0, c0, t0] = [delivered, cpuMicros(s.pid), performance.now()];
-  const deadline = t0 + SECONDS * 1_000;
-  while (performance.now() < deadline && delivered - d0 < MAX_MESSAGES_PER_RUN) await wait(50);
-  const [d1, c1, t1] = [delivered, cpuMicros(s.pid), performance.now()];
-  running = false;
-  closeAll(ps);
-  await wait(200);
-  const n = d1 - d0;
-  return { msgPerSec: (n / (t1 - t0)) * 1_000, cpuUsPerMsg: (c1 - c0) / n };
+  return drive(await pairs(s, nPairs, 12), size, [s.pid]);
 }
 
 /** A frame whose 16-digit stamp (send time, µs) is written into a copy of `template`. */
@@ -304,17 +140,8 @@ async function memory(kind: Kind) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const fmt = (x: number, d = 0) =>
-  x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-
 async function main() {
-  console.log(
-    `bench:relay ${new Date().toISOString()} · ${os.cpus()[0]?.model} × ${os.cpus().length} · Node ${process.version} · load ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`bench:relay ${machineLine()}`);
   const kinds: Kind[] = ['ours', 'bare', 'tcp'];
   const servers = new Map<Kind, Server>();
   for (const k of kinds) servers.set(k, await startServer(k));

@@ -1,0 +1,255 @@
+// What both relay benchmarks share (bench/relay.ts, bench/relay-redis.ts): server processes
+// built as plain JavaScript, raw-socket peers joined to rooms, the bounded throughput drive, and
+// /proc readings. One load generator for every variant is the point of the comparison.
+import { build } from 'esbuild';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import url from 'node:url';
+import { clientFrame, FrameReader, msgText, openSocket } from './relay-load.ts';
+
+export const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
+export const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? def : Number(process.argv[i + 1]);
+};
+export const SECONDS = arg('seconds', 2);
+export const MEMORY_SOCKETS = arg('sockets', 10_000);
+const MAX_MESSAGES_PER_RUN = 5_000_000;
+const READY_LIMIT_MS = 10_000;
+const CLK_TCK = 100;
+
+export const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const median = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+export const fmt = (x: number, d = 0) =>
+  x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+export const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+export const machineLine = () =>
+  `${new Date().toISOString()} · ${os.cpus()[0]?.model} × ${os.cpus().length} · Node ${process.version} · load ${load()}`;
+
+// Every server runs as plain JavaScript that esbuild builds for this run, not under tsx: with
+// tsx's runtime hooks loaded, a process of many TypeScript modules (the relay) falls into
+// back-to-back mark-compacts under 16 KiB traffic that a one-file process (the bare forwarder)
+// does not (the same relay bundle: ~14 us per message without tsx, ~25 with `--import tsx`) —
+// a loader artifact that must not count against one side only. See docs/relay.md.
+const BUILD_DIR = path.join(root, 'node_modules/.cache/bench-relay');
+export async function built(entry: string): Promise<string> {
+  const outfile = path.join(BUILD_DIR, path.basename(entry).replace(/\.ts$/, '.mjs'));
+  await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+export type Proc = { pid: number; child: ChildProcess; port: number; stop(): Promise<void> };
+
+/** Spawns a process in its own group; resolves with the port once `ready` matches its stdout. */
+export async function launch(
+  cmd: string,
+  args: string[],
+  ready: RegExp,
+  dir: string,
+  portOf: (m: RegExpExecArray) => number = (m) => Number(m[1]),
+): Promise<Proc> {
+  const child = spawn(cmd, args, {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((r) => child.once('exit', r));
+    try {
+      process.kill(-(child.pid as number), 'SIGTERM');
+    } catch {
+      return;
+    }
+    await Promise.race([gone, wait(3_000)]);
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const t = setTimeout(() => {
+      void kill();
+      reject(new Error(`${path.basename(cmd)} not ready: ${out.slice(-300)}`));
+    }, READY_LIMIT_MS);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(portOf(m));
+      }
+    });
+    child.once('exit', (c) => reject(new Error(`${path.basename(cmd)} exited ${c}`)));
+  });
+  return {
+    pid: child.pid as number,
+    child,
+    port,
+    async stop() {
+      await kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Our relay as a bundle, limits opened for load, rate limits off; `extra` e.g. `--redis`. */
+export async function startRelayProcess(extra: string[] = []): Promise<Proc> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
+  const args = [
+    await built('relay/main.ts'),
+    ...['--port', '0', '--no-rate-limits', '--log-level', 'error', '--data-dir', dir],
+    ...['--max-connections', '100000', '--max-connections-per-ip', '100000'],
+    ...['--max-buffered-bytes', String(8 * 1024 * 1024)],
+    ...extra,
+  ];
+  return launch(process.execPath, args, /listening on ws:\/\/[^:]+:(\d+)/, dir);
+}
+
+export function cpuMicros(pid: number): number {
+  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1e6;
+}
+export function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1]);
+}
+
+export type Peer = { socket: net.Socket; onFrame: (prefix: Buffer, len: number) => void };
+/** Where a peer connects: a WebSocket relay, or the raw TCP pipe's own join line. */
+export type Endpoint = { port: number; kind: 'ws' | 'tcp' };
+export const M = 'm'.charCodeAt(0);
+
+export async function connectPeer(
+  at: Endpoint,
+  room: string,
+  role: 'machine' | 'phone',
+  prefixBytes: number,
+): Promise<Peer> {
+  const { socket, rest } = await openSocket(at.port, at.kind);
+  const peer: Peer = { socket, onFrame: () => undefined };
+  const reader = new FrameReader(prefixBytes, (p, n) => peer.onFrame(p, n));
+  let ready!: () => void;
+  const joined = new Promise<void>((r) => (ready = r));
+  if (at.kind === 'tcp') {
+    let skip = 3; // "ok\n"
+    socket.on('data', (d: Buffer) => {
+      if (skip > 0) {
+        const k = Math.min(skip, d.length);
+        skip -= k;
+        if (skip === 0) ready();
+        d = d.subarray(k);
+      }
+      if (d.length) reader.push(d);
+    });
+    socket.write(`${room} ${role}\n`);
+  } else {
+    peer.onFrame = () => ready(); // the first frame is hello-ok
+    socket.on('data', (d: Buffer) => reader.push(d));
+    if (rest.length) reader.push(rest);
+    socket.write(clientFrame(JSON.stringify({ kind: 'hello', room, role })));
+  }
+  await joined;
+  peer.onFrame = () => undefined;
+  return peer;
+}
+
+let roomSeq = 0;
+export const newRoom = () =>
+  `r${String(++roomSeq).padStart(7, '0')}${Math.random().toString(36).slice(2, 16)}`
+    .padEnd(22, 'x')
+    .slice(0, 22);
+
+export type Pair = { room: string; machine: Peer; phone: Peer };
+/** `n` rooms, each with its phone joined at `phone` and then its machine at `machine`. */
+export async function pairs(
+  phone: Endpoint,
+  machine: Endpoint,
+  n: number,
+  prefixBytes: number,
+): Promise<Pair[]> {
+  const out: Pair[] = [];
+  for (let i = 0; i < n; i += 100) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, n - i) }, async () => {
+        const room = newRoom();
+        const p = await connectPeer(phone, room, 'phone', prefixBytes);
+        const m = await connectPeer(machine, room, 'machine', prefixBytes);
+        return { room, machine: m, phone: p };
+      }),
+    );
+    out.push(...batch);
+  }
+  return out;
+}
+export const closeAll = (ps: Pair[]) => {
+  for (const p of ps) {
+    p.machine.socket.destroy();
+    p.phone.socket.destroy();
+  }
+};
+
+/**
+ * Machines send `size`-byte msgs as fast as their phones receive them (a window of frames in
+ * flight per pair), for SECONDS after a warm-up; CPU per message of each of `pids`.
+ */
+export async function drive(ps: Pair[], size: number, pids: number[]) {
+  const nPairs = ps.length;
+  const window = size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 256;
+  let delivered = 0;
+  let running = true;
+  for (const p of ps) {
+    const batch = Buffer.concat(
+      Array.from({ length: window / 2 }, () => clientFrame(msgText(p.room, size))),
+    );
+    let inflight = 0;
+    const refill = () => {
+      if (!running) return;
+      p.machine.socket.write(batch);
+      inflight += window / 2;
+    };
+    p.phone.onFrame = (prefix) => {
+      if (prefix[9] !== M) return; // presence, not a msg
+      delivered++;
+      if (--inflight <= window / 2) refill();
+    };
+    refill();
+    refill();
+  }
+  const cpu = () => pids.map(cpuMicros);
+  await wait(500);
+  const [d0, c0, t0] = [delivered, cpu(), performance.now()];
+  const deadline = t0 + SECONDS * 1_000;
+  while (performance.now() < deadline && delivered - d0 < MAX_MESSAGES_PER_RUN) await wait(50);
+  const [d1, c1, t1] = [delivered, cpu(), performance.now()];
+  running = false;
+  closeAll(ps);
+  await wait(300);
+  const n = d1 - d0;
+  const perProc = c1.map((c, i) => (c - (c0[i] as number)) / n);
+  return {
+    msgPerSec: (n / (t1 - t0)) * 1_000,
+    cpuUsPerMsg: perProc.reduce((a, b) => a + b, 0),
+    perProc,
+  };
+}
