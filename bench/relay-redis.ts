@@ -6,7 +6,8 @@
 //   split  — phone on replica A, machine on replica B: every frame crosses Redis pub/sub
 // Measures forwarded msg/s and CPU per message (all processes involved: relays and Redis),
 // p50/p99 forward latency at a fixed offered rate, and memory per idle joined socket on a
-// replica and in Redis. Options: --rounds N (3), --seconds S (2), --sockets N (10000).
+// replica and in Redis. Every relay runs as the same esbuild bundle (bench/build.ts), not under
+// tsx. Options: --rounds N (3), --seconds S (2), --sockets N (10000).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -14,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 import { Redis } from 'ioredis';
+import { built } from './build.ts';
 import { clientFrame, FrameReader, msgText, openSocket, stampOffset } from './relay-load.ts';
 
 const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
@@ -108,12 +110,14 @@ async function startRedisServer(): Promise<Proc & { url: string }> {
   return { ...p, url: `redis://127.0.0.1:${port}` };
 }
 
-function startRelayProcess(redisUrl: string | null): Promise<Proc> {
+// Built once per run (three processes start at once and must not race on one output file).
+let bundle: Promise<string> | null = null;
+const relayBundle = () => (bundle ??= built('relay/main.ts', 'bench-relay-redis'));
+
+async function startRelayProcess(redisUrl: string | null): Promise<Proc> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
   const args = [
-    '--import',
-    'tsx',
-    'relay/main.ts',
+    await relayBundle(),
     ...['--port', '0', '--no-rate-limits', '--log-level', 'error', '--data-dir', dir],
     ...['--max-connections', '100000', '--max-connections-per-ip', '100000'],
     ...['--max-buffered-bytes', String(8 * 1024 * 1024)],

@@ -7,13 +7,13 @@
 // Every loop is bounded in time and count. Options: --rounds N (default 5), --seconds S (2),
 // --sockets N (10000). Variants run interleaved, round after round; on a shared machine both
 // the median and the best (least disturbed) round are printed.
-import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 import type net from 'node:net';
+import { built as build } from './build.ts';
 import { clientFrame, FrameReader, msgText, openSocket, stampOffset } from './relay-load.ts';
 
 const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
@@ -32,26 +32,9 @@ const CLK_TCK = 100;
 type Kind = 'ours' | 'bare' | 'tcp';
 type Server = { kind: Kind; port: number; pid: number; child: ChildProcess; stop(): Promise<void> };
 
-// Every server runs as plain JavaScript that esbuild builds for this run, not under tsx: with
-// tsx's runtime hooks loaded, a process of many TypeScript modules (the relay) falls into
-// back-to-back mark-compacts under 16 KiB traffic that a one-file process (the bare forwarder)
-// does not (the same relay bundle: ~14 us per message without tsx, ~25 with `--import tsx`) —
-// a loader artifact that must not count against one side only. See docs/relay.md.
-const BUILD_DIR = path.join(root, 'node_modules/.cache/bench-relay');
-async function built(entry: string): Promise<string> {
-  const outfile = path.join(BUILD_DIR, path.basename(entry).replace(/\.ts$/, '.mjs'));
-  await build({
-    entryPoints: [path.join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  });
-  return outfile;
-}
+// Every server runs as plain JavaScript built by esbuild (bench/build.ts), not under tsx: a
+// loader artifact must not count against one side only. See docs/relay.md.
+const built = (entry: string) => build(entry, 'bench-relay');
 
 async function startServer(kind: Kind): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
