@@ -3,7 +3,13 @@
 // order; a truncated tail is ignored rather than misread.
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../rooms.ts';
-import { encodePublish, forEachEntry, makeBatcher } from './batch.ts';
+import {
+  encodePublish,
+  FRAME_VIEW_MIN_BYTES,
+  forEachEntry,
+  makeBatcher,
+  publishPieces,
+} from './batch.ts';
 
 const HEADER = Buffer.from('0123456789abcdefb-');
 type Entry = { room: string; role: Role; frame: Buffer };
@@ -80,5 +86,27 @@ describe('Inbox batches between replicas (issue 10)', () => {
     const body = message.subarray(HEADER.length);
     expect(collect(body).map(([, , f]) => f)).toEqual(['one', 'two']);
     expect(collect(body.subarray(0, body.length - 1)).map(([, , f]) => f)).toEqual(['one']);
+  });
+
+  it('large frames go out as the frames themselves (no copy), small ones copied; same RESP bytes', () => {
+    const big = Buffer.alloc(FRAME_VIEW_MIN_BYTES, 0x41);
+    const bigger = Buffer.alloc(16_383, 0x42);
+    const entries: Entry[] = [
+      { room: 'room-a', role: 'phone', frame: Buffer.from('small') },
+      { room: 'room-b', role: 'machine', frame: big },
+      { room: 'room-c', role: 'phone', frame: bigger },
+      { room: 'room-d', role: 'phone', frame: Buffer.from('tail') },
+    ];
+    const pieces = publishPieces('relay:in:B', HEADER, entries);
+    expect(pieces.filter((p) => p === big || p === bigger)).toEqual([big, bigger]);
+    expect(pieces).toHaveLength(5);
+    const [channel, message] = parsePublish(Buffer.concat(pieces));
+    expect(channel).toBe('relay:in:B');
+    expect(message.subarray(0, HEADER.length).equals(HEADER)).toBe(true);
+    const got: [string, Role, Buffer][] = [];
+    forEachEntry(message.subarray(HEADER.length), (room, role, frame) =>
+      got.push([room, role, Buffer.from(frame)]),
+    );
+    expect(got).toEqual(entries.map((e) => [e.room, e.role, e.frame]));
   });
 });

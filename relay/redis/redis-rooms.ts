@@ -14,7 +14,7 @@ import type { Presence } from '../presence.ts';
 import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
 import type { Timers } from '../timers.ts';
-import { BATCH_KIND, encodePublish, forEachEntry, makeBatcher } from './batch.ts';
+import { BATCH_KIND, forEachEntry, makeBatcher, publishPieces } from './batch.ts';
 import { COUNT_SCRIPT, LIVE_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
 
 const PREFIX = 'relay:';
@@ -66,10 +66,18 @@ export type RedisRooms = {
 
 const countKeyOf = (byte: number): CountKey =>
   byte === 0x6d ? 'machine' : byte === 0x6c ? 'live' : 'phone';
-/** Sends a command already encoded in RESP (its reply is handled as the named command's). */
-function rawCommand(conn: Redis, name: string, resp: Buffer): Promise<unknown> {
+/**
+ * Sends a command already encoded in RESP, as pieces written in order into the (corked) socket;
+ * its reply is handled as the named command's.
+ */
+function rawCommand(conn: Redis, name: string, pieces: Buffer[]): Promise<unknown> {
   const c = new Command(name, []);
-  c.toWritable = () => resp;
+  const last = pieces.length - 1;
+  c.toWritable = (socket) => {
+    const stream = socket as NodeJS.WritableStream;
+    for (let i = 0; i < last; i++) stream.write(pieces[i] as Buffer);
+    return pieces[last] as Buffer;
+  };
   void conn.sendCommand(c);
   return c.promise;
 }
@@ -104,7 +112,7 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     (replica, entries) =>
       void track(
         'publish',
-        rawCommand(cmd, 'publish', encodePublish(INBOX + replica, batchHeader, entries)),
+        rawCommand(cmd, 'publish', publishPieces(INBOX + replica, batchHeader, entries)),
       ),
     (publishAll) => {
       const stream = cmd.stream as typeof cmd.stream | undefined;
