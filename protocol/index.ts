@@ -15,3 +15,4 @@ export * from './push-receipt.ts';
 export * from './idempotency.ts';
 export * from './backoff.ts';
 export * from './text-limits.ts';
+export * from './socket-like.ts';
