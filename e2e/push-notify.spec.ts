@@ -148,8 +148,12 @@ test('No notification only when a visible window already shows that session', as
 }) => {
   await setUp(page, context, baseURL!);
   await page.goto(`/#/m/${laptop.roomId}/s/s-5`);
-  await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-5', title: 't' }));
-  await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-6', title: 't' }));
+  expect(
+    await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-5', title: 't' })),
+  ).toEqual({ shown: false });
+  expect(
+    await delivery.deliver(sealedFor(laptop, { kind: 'done', sessionId: 's-6', title: 't' })),
+  ).toEqual({ shown: true });
   const shown = await nextNotifications(page, 1);
   expect(shown[0]!.tag).toBe(`session:${laptop.roomId}:s-6`);
 });

@@ -27,19 +27,24 @@ export async function handlePush(body: string | null): Promise<void> {
     await recordPush(roomId, { at: now, kind: opened.ok ? opened.push.kind : 'unreadable' });
   }
   const { clients: windows, facts } = await windowFacts();
+  const shown = !alreadyOnScreen(opened, facts);
+  if (shown) {
+    const spec = notificationFor(opened, settings, maxActions());
+    // `actions` and `renotify` are missing from TypeScript's NotificationOptions.
+    const options: NotificationOptions = spec.options;
+    await self.registration.showNotification(spec.title, options);
+  }
+  // Posted once the push is fully handled, so a page (and the e2e suite) that hears it knows the
+  // notification is already on screen, or was deliberately skipped.
   for (const w of windows) {
     w.postMessage({
       type: PUSH_RECEIVED,
       roomId: roomId ?? null,
       kind: opened.ok ? opened.push.kind : 'unreadable',
       at: now,
+      shown,
     });
   }
-  if (alreadyOnScreen(opened, facts)) return;
-  const spec = notificationFor(opened, settings, maxActions());
-  // `actions` and `renotify` are missing from TypeScript's NotificationOptions.
-  const options: NotificationOptions = spec.options;
-  await self.registration.showNotification(spec.title, options);
 }
 
 /** Something failed above (storage, clients): still show that a push arrived. */

@@ -2,6 +2,7 @@
 // Code inside page.evaluate runs in the browser: DOM types for it (the rest of e2e/ is Node).
 // Service worker helpers for the push e2e suite; every trick here is in docs/push.md.
 import type { BrowserContext, CDPSession, Page } from '@playwright/test';
+import { PUSH_RECEIVED } from '../../sw/logic/sw-messages.ts';
 
 /** Waits until a worker is activated and controls the page (`ready` resolves too early). */
 export async function waitForController(page: Page): Promise<void> {
@@ -23,8 +24,11 @@ export async function waitForController(page: Page): Promise<void> {
   });
 }
 
+const PUSH_HANDLED_DEADLINE_MS = 10_000;
+
 export type PushDelivery = {
-  deliver(data: string): Promise<void>;
+  /** Resolves once the worker has handled the push: `shown` false when it deliberately skipped. */
+  deliver(data: string): Promise<{ shown: boolean }>;
   close(): Promise<void>;
 };
 
@@ -51,7 +55,35 @@ export async function pushDelivery(
   const id = await registrationId;
   return {
     deliver: async (data) => {
+      // DevTools answers before the worker runs, so wait for the worker's own report instead.
+      await page.evaluate((type) => {
+        const w = window as unknown as { dshPushHandled?: Promise<boolean> };
+        w.dshPushHandled = new Promise<boolean>((resolve) => {
+          const onMessage = (event: MessageEvent) => {
+            const msg = event.data as { type?: unknown; shown?: unknown } | null;
+            if (msg?.type !== type) return;
+            navigator.serviceWorker.removeEventListener('message', onMessage);
+            resolve(msg.shown === true);
+          };
+          navigator.serviceWorker.addEventListener('message', onMessage);
+          navigator.serviceWorker.startMessages();
+        });
+      }, PUSH_RECEIVED);
       await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
+      const shown = await page.evaluate(
+        (ms) =>
+          Promise.race([
+            (window as unknown as { dshPushHandled: Promise<boolean> }).dshPushHandled,
+            new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ms)),
+          ]),
+        PUSH_HANDLED_DEADLINE_MS,
+      );
+      if (shown === 'late') {
+        throw new Error(
+          `the worker did not report handling the push within ${PUSH_HANDLED_DEADLINE_MS} ms`,
+        );
+      }
+      return { shown };
     },
     close: () => session.detach(),
   };

@@ -1,7 +1,8 @@
 // postMessage between the worker and its pages. Mirrored in src/client/push/sw-messages.ts
 // (sw/ and src/ may not import each other); e2e proves both ends agree.
 
-/** worker → pages: a push arrived (the page updates "last push received", D13 state). */
+/** worker → pages: a push arrived and was handled — `shown` false when a visible window already
+ * shows its session (the page updates "last push received", D13 state). */
 export const PUSH_RECEIVED = 'dsh:push-received';
 /** worker → pages: the push subscription was replaced; the page re-sends push-subscribe. */
 export const SUBSCRIPTION_CHANGED = 'dsh:push-subscription-changed';
