@@ -214,6 +214,9 @@ export const runSocketSession = (deps: {
       ? BINARY_FRAME_REJECT
       : parseDeviceFrameBytes(data, {
           maxBytes: preAuth ? MAX_PRE_AUTH_FRAME_BYTES : MAX_FRAME_BYTES,
+          // The message buffer is ws's gift to this handler and nothing reads it afterwards: a
+          // chunk's data is decoded over it rather than into a fresh 64 KiB allocation.
+          decodeInPlace: true,
         });
     const deviceId = conn?.deviceId ?? null;
     if (!parsed.ok) {

@@ -14,16 +14,18 @@ export type ParsedDeviceFrame = { readonly frame: DeviceFrame; readonly data?: B
  * UTF-8): the size cap on the byte count, then a data chunk in the executor's own layout is
  * scanned without JSON.parse (scan-data-chunk.ts), and every other frame goes through
  * `parseDeviceFrame` with the same verdicts as before. Either way a data chunk's base64 is
- * decoded once here, so the lane never decodes it again.
+ * decoded once here, so the lane never decodes it again. With `decodeInPlace` (the caller owns
+ * `bytes` and drops the frame text after this) a scanned chunk's data is decoded over the frame's
+ * own first bytes instead of into a new Buffer.
  */
 export const parseDeviceFrameBytes = (
   bytes: Buffer,
-  opts: ParseFrameOptions = {},
+  opts: ParseFrameOptions & { decodeInPlace?: boolean } = {},
 ): Result<ParsedDeviceFrame, DeviceFrameRejectReason> => {
   const maxBytes = opts.maxBytes ?? MAX_FRAME_BYTES;
   if (bytes.length > maxBytes)
     return err('frame_too_large', `frame is ${bytes.length} bytes, the cap is ${maxBytes}`);
-  const scanned = scanDataChunkFrame(bytes);
+  const scanned = scanDataChunkFrame(bytes, { decodeInPlace: opts.decodeInPlace === true });
   if (scanned !== null) return ok(scanned);
   const parsed = parseDeviceFrame(bytes.toString('utf8'), { maxBytes });
   if (!parsed.ok) return parsed;
