@@ -22,7 +22,12 @@ import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { WebSocketServer } from 'ws';
 import { ALICE, startTestLane } from '../../test-support/lane-fixture.ts';
-import { encodeDataChunkFrame, parseDeviceFrame, parseDeviceFrameBytes } from '../../wire/index.ts';
+import {
+  dataChunkFrameWriter,
+  encodeDataChunkFrame,
+  parseDeviceFrame,
+  parseDeviceFrameBytes,
+} from '../../wire/index.ts';
 import { enrollDevice } from '../enroll.ts';
 import { realClock } from '../clock.ts';
 import { makeChunker } from '../exec/chunker.ts';
@@ -157,9 +162,10 @@ const microSign = () => {
   return { nodeMs, naclMs };
 };
 
-/** The executor's own half: child output → chunker → chunk frame text, no socket. */
+/** The executor's own half: child output → chunker → chunk frame bytes, no socket. */
 const executorAlone = async (): Promise<number> => {
   let bytes = 0;
+  const frame = Buffer.allocUnsafe(128 * 1024);
   const chunker = makeChunker({
     maxBytesPerStream: Number.MAX_SAFE_INTEGER,
     clock: realClock,
@@ -167,13 +173,13 @@ const executorAlone = async (): Promise<number> => {
     emit: (c) => {
       if (c.kind === 'exit') return;
       bytes += c.bytes;
-      encodeDataChunkFrame({
+      dataChunkFrameWriter({
         gen: '1',
         instructionId: 'ins_01J8ZQ4T9X7M3K5N6P8R0S2V4W',
         streamSeq: c.seq,
         kind: c.kind,
         dataB64: c.b64,
-      });
+      }).write(frame, 14);
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-gj-'));
@@ -315,7 +321,7 @@ const main = async () => {
       `| CPU per 64 MiB, raw pipe: the reader | ${cpu.raw} ms |`,
       `| CPU per 64 MiB, transport floor: sender / receiver | ${cpu.floorSender} / ${cpu.floorReceiver} ms |`,
       `| CPU per 64 MiB, execStream: executor / lane (incl. the consumer) | ${cpu.executor} / ${cpu.lane} ms |`,
-      `| executor's half alone (child output → 64 KiB chunks → frame text, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
+      `| executor's half alone (child output → 64 KiB chunks → frame bytes, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
       `| \`exists\` round trip p50 / p99 (target p99 ≤ 5 ms) | ${pct(rtt.exists, 50).toFixed(2)} / ${pct(rtt.exists, 99).toFixed(2)} ms |`,
       `| \`fileInfo\` round trip p50 / p99 | ${pct(rtt.fileInfo, 50).toFixed(2)} / ${pct(rtt.fileInfo, 99).toFixed(2)} ms |`,
       `| lane stage 1 of one 64 KiB chunk frame: byte scan vs generic (UTF-8 decode + JSON.parse + checks) | ${scanMs.toFixed(3)} ms vs ${parseMs.toFixed(3)} ms |`,
