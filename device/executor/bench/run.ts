@@ -91,7 +91,14 @@ const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), 'transport-fl
 /** transport-floor.ts in its own process; this side only counts the bytes of the frames. */
 type FloorRun = Run & { senderCpu: Cpu; receiverCpu: Cpu };
 const transportFloor = async (): Promise<FloorRun> => {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  // Like the lane's server: no UTF-8 check by ws (the lane proves it itself; the floor checks
+  // nothing at all, so it stays the floor).
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    perMessageDeflate: false,
+    skipUTF8Validation: true,
+  });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const { port } = wss.address() as { port: number };
   const client = spawn(
