@@ -21,6 +21,7 @@ import {
   type HelloFrame,
 } from '../wire/index.ts';
 import type { Clock, TimerHandle } from './clock.ts';
+import { makeFrameWriter, type FrameWriter } from './frame-writer.ts';
 import { MAX_NONCE_BYTES } from './limits.ts';
 import type { Logger } from './log.ts';
 
@@ -76,6 +77,11 @@ export type Connection = {
    * UTF-8 text already encoded, and still goes out as a text frame (§2: text frames only).
    */
   send(text: string | Buffer): boolean;
+  /**
+   * The bulk path (data chunks): a text frame of `length` UTF-8 bytes that `fill` writes at
+   * `buf[at…]`, built and masked in a reusable buffer (frame-writer.ts). False when not active.
+   */
+  sendText(length: number, fill: (buf: Buffer, at: number) => void): boolean;
   /** Bytes queued in the socket, for the outbox's pacing. */
   readonly bufferedAmount: number;
   goodbye(reason: DeviceGoodbyeReason, graceMs: number): void;
@@ -92,7 +98,11 @@ export type ConnectionOptions = {
 
 export const openConnection = (opts: ConnectionOptions): Connection => {
   const { clock, log, handler } = opts;
+  // No permessage-deflate: besides being useless on base64, it would let ws queue frames, and the
+  // frame writer relies on ws writing each frame to the socket at once (see frame-writer.ts).
   const ws = new WebSocket(opts.url, { maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  let writer: FrameWriter | null = null;
+  ws.once('upgrade', (res) => (writer = makeFrameWriter(res.socket)));
   let state: 'challenge' | 'hello' | 'fencing' | 'active' | 'closed' = 'challenge';
   let gen: string | null = null;
   let held: SteadyFrame[] = [];
@@ -276,6 +286,11 @@ export const openConnection = (opts: ConnectionOptions): Connection => {
     send(text) {
       if (state !== 'active' || ws.readyState !== WebSocket.OPEN) return false;
       ws.send(text, { binary: false });
+      return true;
+    },
+    sendText(length, fill) {
+      if (state !== 'active' || ws.readyState !== WebSocket.OPEN || writer === null) return false;
+      writer.sendText(length, fill);
       return true;
     },
     get bufferedAmount() {

@@ -4,7 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import {
   DEVICE_PROTOCOL_VERSION,
-  encodeDataChunkFrameBytes,
+  dataChunkFrameWriter,
   encodeExitChunkFrame,
   mintEpoch,
   type DeviceGoodbyeReason,
@@ -113,20 +113,32 @@ export const serve = (p: RunParams): Executor => {
     emitChunk(id: string, chunk: OutChunk) {
       if (writtenOff.has(id)) return;
       outbox.addChunk(id, chunk);
-      if (conn?.active) conn.send(chunkText(conn.gen as string, id, chunk));
+      if (conn?.active) sendChunk(conn, id, chunk);
     },
   };
 
-  const chunkText = (gen: string, instructionId: string, c: OutChunk) =>
-    c.kind === 'exit'
-      ? encodeExitChunkFrame({ gen, instructionId, streamSeq: c.seq, exitCode: c.exitCode })
-      : encodeDataChunkFrameBytes({
+  const sendChunk = (c: Connection, instructionId: string, chunk: OutChunk) => {
+    const gen = c.gen as string;
+    if (chunk.kind === 'exit') {
+      c.send(
+        encodeExitChunkFrame({
           gen,
           instructionId,
-          streamSeq: c.seq,
-          kind: c.kind,
-          dataB64: c.b64,
-        });
+          streamSeq: chunk.seq,
+          exitCode: chunk.exitCode,
+        }),
+      );
+      return;
+    }
+    const w = dataChunkFrameWriter({
+      gen,
+      instructionId,
+      streamSeq: chunk.seq,
+      kind: chunk.kind,
+      dataB64: chunk.b64,
+    });
+    c.sendText(w.length, w.write);
+  };
 
   const resultText = (gen: string, instructionId: string, r: HeldResult) =>
     JSON.stringify({ t: 'result', gen, instructionId, deviceSeq: r.deviceSeq, outcome: r.outcome });
@@ -209,7 +221,7 @@ export const serve = (p: RunParams): Executor => {
       // R2/R5/R7: re-send what the server still lists: chunks above its watermark, then results.
       for (const id of outbox.ids()) {
         const wm = watermarks[id] ?? -1;
-        for (const chunk of outbox.chunksAbove(id, wm)) c.send(chunkText(gen, id, chunk));
+        for (const chunk of outbox.chunksAbove(id, wm)) sendChunk(c, id, chunk);
         const r = outbox.takeResultForSend(id);
         if (r) c.send(resultText(gen, id, r));
       }

@@ -71,6 +71,38 @@ describe('§2.4 after the handshake: a malformed frame costs the frame, not the 
     });
   }
 
+  it('stage 0: a text frame that is not UTF-8 is a transport error (1007) and the connection is dropped, also when laid out as a data chunk', async () => {
+    const frames = (gen: string) => {
+      const chunk = (id: string, b64: string) =>
+        Buffer.concat([
+          Buffer.from(`{"t":"chunk","gen":"${gen}","instructionId":"`),
+          Buffer.from(id, 'latin1'),
+          Buffer.from(`","streamSeq":0,"kind":"stdout","dataB64":"`),
+          Buffer.from(b64, 'latin1'),
+          Buffer.from('"}'),
+        ]);
+      return [
+        Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0xff, 0x7d]), // {"t":\xff}
+        chunk('ins_x', 'aGk\xe9'), // a latin1 byte inside the base64
+        chunk('ins_\xc3', 'aGk='), // a truncated UTF-8 sequence in the id
+        chunk('ins_x', Buffer.alloc(65536, 1).toString('base64') + '\x80'),
+      ];
+    };
+    for (let k = 0; k < frames('1').length; k += 1) {
+      t = await startTestLane();
+      const { dev } = await t.online();
+      dev.sendRaw(frames(dev.gen)[k] as Buffer);
+      expect((await dev.closed).code, `frame ${k}`).toBe(1007);
+      await t.stop();
+      t = undefined;
+    }
+    t = await startTestLane();
+    const id = await t.enroll();
+    const early = await t.connect(id);
+    early.sendRaw(frames('1')[0] as Buffer);
+    expect((await early.closed).code).toBe(1007);
+  });
+
   it('stage 0: a frame over 1 MiB is a transport error (1009) and the connection is dropped', async () => {
     t = await startTestLane();
     const { dev } = await t.online();

@@ -82,6 +82,10 @@ export const startDeviceLane = async (options: DeviceLaneOptions): Promise<Devic
     noServer: true,
     maxPayload: MAX_FRAME_BYTES,
     perMessageDeflate: false,
+    // socket-session.ts proves every text frame UTF-8 itself: a data chunk by its byte scan
+    // (ASCII only), any other frame with buffer.isUtf8 before it is parsed; ws would otherwise
+    // scan each 87 KB chunk frame once more.
+    skipUTF8Validation: true,
   });
   let preAuth = 0;
   const preAuthByAddress = new Map<string, number>();

@@ -13,6 +13,7 @@ import {
   isDeviceId,
   MAX_FRAME_BYTES,
   MAX_PRE_AUTH_FRAME_BYTES,
+  NOT_UTF8,
   parseDeviceFrameBytes,
   type DeviceHelloRejectCode,
   type DeviceServerFrame,
@@ -49,6 +50,8 @@ export const runSocketSession = (deps: {
   let conn: (LaneConn & { phase: 'fencing' | 'active' | 'closed' }) | undefined;
   let handshakeDone = false;
   let liveness: ReturnType<typeof setTimeout> | undefined;
+  /** Stage 0 failed: like ws, read nothing more from this socket. */
+  let transportError = false;
 
   // chunkAck is a cumulative watermark (§4), so the acks owed for a burst of chunks collapse into
   // one frame per instruction, sent CHUNK_ACK_DELAY_MS after the first one is owed. Any other frame
@@ -208,13 +211,25 @@ export const runSocketSession = (deps: {
   };
 
   ws.on('message', (data: Buffer, isBinary: boolean) => {
+    if (transportError) return;
     refreshLiveness();
     const preAuth = phase === 'awaiting_hello' || phase === 'verifying';
     const parsed = isBinary
       ? BINARY_FRAME_REJECT
       : parseDeviceFrameBytes(data, {
           maxBytes: preAuth ? MAX_PRE_AUTH_FRAME_BYTES : MAX_FRAME_BYTES,
+          // The message buffer is ws's gift to this handler and nothing reads it afterwards: a
+          // chunk's data is decoded over it rather than into a fresh 64 KiB allocation.
+          decodeInPlace: true,
+          // ws skips its UTF-8 check here (lane.ts): a chunk the scan accepts is ASCII throughout,
+          // and every other text frame is checked by the parser, with ws's verdict (1007).
+          checkUtf8: true,
         });
+    if (parsed === NOT_UTF8) {
+      transportError = true;
+      close(1007, 'invalid UTF-8');
+      return;
+    }
     const deviceId = conn?.deviceId ?? null;
     if (!parsed.ok) {
       audit('frame_rejected', deviceId, {

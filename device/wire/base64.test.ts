@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   base64DecodedLength,
   decodeCanonicalBase64,
+  decodeCanonicalBase64Into,
   encodeBase64,
   isCanonicalBase64,
 } from './base64.ts';
@@ -82,6 +83,10 @@ describe('§4 canonical base64: the check agrees with its definition', () => {
           expect(isCanonicalBase64(s), JSON.stringify(s)).toBe(reference(s));
           const d = decodeCanonicalBase64(s);
           if (d !== null) expect(d.equals(Buffer.from(s, 'base64'))).toBe(true);
+          // Decoding into a caller's buffer gives the same verdict and the same bytes.
+          const into = decodeCanonicalBase64Into(s, Buffer.alloc(s.length + 4, 0xaa));
+          expect(into === null, JSON.stringify(s)).toBe(d === null);
+          if (into !== null) expect(into.equals(d as Buffer)).toBe(true);
         },
       ),
       { numRuns: 20000 },
@@ -98,6 +103,8 @@ describe('§4 canonical base64: the check agrees with its definition', () => {
             const s = a + b + c + d;
             expect(isCanonicalBase64(s), JSON.stringify(s)).toBe(reference(s));
             expect(isCanonicalBase64(`AAAA${s}`), JSON.stringify(s)).toBe(reference(`AAAA${s}`));
+            const into = decodeCanonicalBase64Into(`AAAA${s}`, Buffer.alloc(12));
+            expect(into !== null, JSON.stringify(s)).toBe(reference(`AAAA${s}`));
           }
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { encodeDataChunkFrame, encodeDataChunkFrameBytes, encodeExitChunkFrame } from './encode.ts';
+import {
+  dataChunkFrameWriter,
+  encodeDataChunkFrame,
+  encodeDataChunkFrameBytes,
+  encodeExitChunkFrame,
+} from './encode.ts';
 import { parseDeviceFrame } from './parse-device-frame.ts';
 
 describe('chunk frame encoders', () => {
@@ -39,8 +44,16 @@ describe('chunk frame encoders', () => {
         kind: 'data' as const,
         dataB64: Buffer.alloc(65536, 9).toString('base64'),
       };
+      const utf8 = Buffer.from(encodeDataChunkFrame(f), 'utf8');
+      expect(encodeDataChunkFrameBytes(f).equals(utf8)).toBe(true);
+      // Into someone else's memory at an offset: exactly those bytes, nothing around them touched.
+      const w = dataChunkFrameWriter(f);
+      expect(w.length).toBe(utf8.length);
+      const out = Buffer.alloc(w.length + 20, 0xee);
+      w.write(out, 14);
+      expect(out.subarray(14, 14 + w.length).equals(utf8)).toBe(true);
       expect(
-        encodeDataChunkFrameBytes(f).equals(Buffer.from(encodeDataChunkFrame(f), 'utf8')),
+        [...out.subarray(0, 14), ...out.subarray(14 + w.length)].every((b) => b === 0xee),
       ).toBe(true);
     }
   });

@@ -31,6 +31,22 @@ const expectSameVerdict = (text: string) => {
   else expect(bytes.value.data).toBeUndefined();
 };
 
+/** Decoding over the frame's own bytes changes nothing in the verdict or the values. */
+const expectSameInPlace = (text: string) => {
+  const copy = Buffer.from(text, 'utf8');
+  const inPlace = parseDeviceFrameBytes(copy, { decodeInPlace: true });
+  const fresh = parseDeviceFrameBytes(Buffer.from(text, 'utf8'));
+  expect(inPlace.ok ? null : inPlace.code).toBe(fresh.ok ? null : fresh.code);
+  if (inPlace.ok && fresh.ok) {
+    expect(inPlace.value.frame).toEqual(fresh.value.frame);
+    expect(inPlace.value.data === undefined).toBe(fresh.value.data === undefined);
+    if (fresh.value.data) expect(inPlace.value.data?.equals(fresh.value.data)).toBe(true);
+  }
+  // Whatever the scan refused is handed on as it arrived.
+  if (scanDataChunkFrame(Buffer.from(text, 'utf8')) === null)
+    expect(copy.equals(Buffer.from(text, 'utf8'))).toBe(true);
+};
+
 describe('§2.4 stage 1 on the frame bytes: the data-chunk fast path', () => {
   it('§4: a chunk in the executor layout is scanned (not JSON-parsed), with the values the generic parser gives and its bytes decoded', () => {
     for (const n of [0, 1, 2, 3, 4, 5, 65536]) {
@@ -43,6 +59,12 @@ describe('§2.4 stage 1 on the frame bytes: the data-chunk fast path', () => {
         expect(scanned?.frame).toEqual({ t: 'chunk', ...f });
         expect(scanned?.data.equals(raw)).toBe(true);
         expectSameVerdict(bytes.toString('utf8'));
+        expectSameInPlace(bytes.toString('utf8'));
+        const inPlace = scanDataChunkFrame(bytes, { decodeInPlace: true });
+        expect(inPlace?.frame).toEqual({ t: 'chunk', ...f });
+        expect(inPlace?.data.equals(raw)).toBe(true);
+        // The data is a view of the frame's own memory, not a copy.
+        if (n > 0) expect(inPlace?.data.buffer).toBe(bytes.buffer);
       }
     }
   });
@@ -64,6 +86,7 @@ describe('§2.4 stage 1 on the frame bytes: the data-chunk fast path', () => {
       const r = parseDeviceFrameBytes(Buffer.from(text));
       expect(r.ok ? 'ok' : r.code, b64).toBe('bad_shape');
       expectSameVerdict(text);
+      expectSameInPlace(text);
     }
   });
 
@@ -97,7 +120,10 @@ describe('§2.4 stage 1 on the frame bytes: the data-chunk fast path', () => {
       `{"t":"chunk"}`,
       '{"t":"heartbeat","gen":"1","seq":0,"inflight":[]}',
     ];
-    for (const text of cases) expectSameVerdict(text);
+    for (const text of cases) {
+      expectSameVerdict(text);
+      expectSameInPlace(text);
+    }
   });
 
   it('§2.4: any printable-ASCII edit of a valid chunk frame gets the generic verdict (property)', () => {
@@ -116,6 +142,7 @@ describe('§2.4 stage 1 on the frame bytes: the data-chunk fast path', () => {
           text = text.slice(0, at) + e.insert + text.slice(at + e.drop);
         }
         expectSameVerdict(text);
+        expectSameInPlace(text);
       }),
       { numRuns: 3000 },
     );

@@ -22,7 +22,12 @@ import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { WebSocketServer } from 'ws';
 import { ALICE, startTestLane } from '../../test-support/lane-fixture.ts';
-import { encodeDataChunkFrame, parseDeviceFrame, parseDeviceFrameBytes } from '../../wire/index.ts';
+import {
+  dataChunkFrameWriter,
+  encodeDataChunkFrame,
+  parseDeviceFrame,
+  parseDeviceFrameBytes,
+} from '../../wire/index.ts';
 import { enrollDevice } from '../enroll.ts';
 import { realClock } from '../clock.ts';
 import { makeChunker } from '../exec/chunker.ts';
@@ -86,7 +91,14 @@ const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), 'transport-fl
 /** transport-floor.ts in its own process; this side only counts the bytes of the frames. */
 type FloorRun = Run & { senderCpu: Cpu; receiverCpu: Cpu };
 const transportFloor = async (): Promise<FloorRun> => {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  // Like the lane's server: no UTF-8 check by ws (the lane proves it itself; the floor checks
+  // nothing at all, so it stays the floor).
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    perMessageDeflate: false,
+    skipUTF8Validation: true,
+  });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const { port } = wss.address() as { port: number };
   const client = spawn(
@@ -157,9 +169,10 @@ const microSign = () => {
   return { nodeMs, naclMs };
 };
 
-/** The executor's own half: child output → chunker → chunk frame text, no socket. */
+/** The executor's own half: child output → chunker → chunk frame bytes, no socket. */
 const executorAlone = async (): Promise<number> => {
   let bytes = 0;
+  const frame = Buffer.allocUnsafe(128 * 1024);
   const chunker = makeChunker({
     maxBytesPerStream: Number.MAX_SAFE_INTEGER,
     clock: realClock,
@@ -167,13 +180,13 @@ const executorAlone = async (): Promise<number> => {
     emit: (c) => {
       if (c.kind === 'exit') return;
       bytes += c.bytes;
-      encodeDataChunkFrame({
+      dataChunkFrameWriter({
         gen: '1',
         instructionId: 'ins_01J8ZQ4T9X7M3K5N6P8R0S2V4W',
         streamSeq: c.seq,
         kind: c.kind,
         dataB64: c.b64,
-      });
+      }).write(frame, 14);
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-gj-'));
@@ -315,7 +328,7 @@ const main = async () => {
       `| CPU per 64 MiB, raw pipe: the reader | ${cpu.raw} ms |`,
       `| CPU per 64 MiB, transport floor: sender / receiver | ${cpu.floorSender} / ${cpu.floorReceiver} ms |`,
       `| CPU per 64 MiB, execStream: executor / lane (incl. the consumer) | ${cpu.executor} / ${cpu.lane} ms |`,
-      `| executor's half alone (child output → 64 KiB chunks → frame text, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
+      `| executor's half alone (child output → 64 KiB chunks → frame bytes, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
       `| \`exists\` round trip p50 / p99 (target p99 ≤ 5 ms) | ${pct(rtt.exists, 50).toFixed(2)} / ${pct(rtt.exists, 99).toFixed(2)} ms |`,
       `| \`fileInfo\` round trip p50 / p99 | ${pct(rtt.fileInfo, 50).toFixed(2)} / ${pct(rtt.fileInfo, 99).toFixed(2)} ms |`,
       `| lane stage 1 of one 64 KiB chunk frame: byte scan vs generic (UTF-8 decode + JSON.parse + checks) | ${scanMs.toFixed(3)} ms vs ${parseMs.toFixed(3)} ms |`,

@@ -57,4 +57,28 @@ describe('chunker (§4, X4)', () => {
     for (const x of chunks)
       if (x.kind !== 'exit') expect(Buffer.from(x.b64, 'base64').toString('base64')).toBe(x.b64);
   });
+
+  it('§4: reads of mixed sizes come out as the same bytes in order, in full 64 KiB chunks until a flush', () => {
+    const { chunks, c, clock } = make(5);
+    const sizes = [49152, 4096, 4096, 65536, 4096, 65536, 12288, 1, 131072, 100];
+    let n = 0;
+    const input: Buffer[] = [];
+    for (const size of sizes) {
+      const b = Buffer.alloc(size);
+      for (let i = 0; i < size; i += 1) b[i] = (n + i * 7) & 0xff;
+      n += size;
+      input.push(b);
+      c.push('stdout', b);
+    }
+    const before = chunks.length;
+    clock.advance(5);
+    expect(chunks.length).toBe(before + 1);
+    c.exit(0);
+    const data = chunks.filter((x) => x.kind !== 'exit');
+    expect(data.slice(0, -1).every((x) => x.bytes === 65536)).toBe(true);
+    expect(data.map((x) => x.seq)).toEqual(data.map((_, i) => i));
+    const out = Buffer.concat(data.map((x) => Buffer.from(x.b64, 'base64')));
+    expect(out.equals(Buffer.concat(input))).toBe(true);
+    expect(data.reduce((s, x) => s + x.bytes, 0)).toBe(n);
+  });
 });

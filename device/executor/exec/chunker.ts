@@ -34,29 +34,47 @@ export const makeChunker = (opts: ChunkerOptions): Chunker => {
   let seq = 0;
   let closed = false;
   let pendingKind: DataKind = 'stdout';
-  let pending: Buffer[] = [];
+  // Bytes waiting to fill a chunk are copied into one staging buffer that lives as long as the
+  // chunker: pipe reads come in 64 KiB, 48 KiB and 4 KiB pieces, and joining them with
+  // Buffer.concat took a fresh 64 KiB allocation per chunk (~25 µs each with its page faults and
+  // GC, against ~3 µs for a copy into memory already touched). A chunk never outlives its emit:
+  // the base64 text is a copy.
+  const staging = Buffer.allocUnsafe(MAX_CHUNK_RAW_BYTES);
   let pendingLen = 0;
   let timer: TimerHandle | undefined;
 
   const emitData = (kind: DataKind, raw: Buffer) =>
     opts.emit({ seq: seq++, kind, b64: raw.toString('base64'), bytes: raw.length });
 
-  const drain = (all: boolean) => {
-    if (pendingLen === 0) return;
-    let buf = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingLen);
-    while (buf.length >= MAX_CHUNK_RAW_BYTES || (all && buf.length > 0)) {
-      const n = Math.min(buf.length, MAX_CHUNK_RAW_BYTES);
-      emitData(pendingKind, buf.subarray(0, n));
-      buf = buf.subarray(n);
+  /** Takes `buf` into the pending bytes, emitting every full chunk (and the rest when `all`). */
+  const take = (buf: Buffer, all: boolean) => {
+    let at = 0;
+    if (pendingLen > 0) {
+      at = Math.min(buf.length, MAX_CHUNK_RAW_BYTES - pendingLen);
+      buf.copy(staging, pendingLen, 0, at);
+      pendingLen += at;
+      if (pendingLen < MAX_CHUNK_RAW_BYTES && !(all && at === buf.length)) return;
+      emitData(pendingKind, staging.subarray(0, pendingLen));
+      pendingLen = 0;
     }
-    pending = buf.length > 0 ? [buf] : [];
-    pendingLen = buf.length;
+    // Whole chunks straight from the read buffer, without a copy.
+    while (buf.length - at >= MAX_CHUNK_RAW_BYTES || (all && buf.length > at)) {
+      const n = Math.min(buf.length - at, MAX_CHUNK_RAW_BYTES);
+      emitData(pendingKind, buf.subarray(at, at + n));
+      at += n;
+    }
+    if (at < buf.length) {
+      buf.copy(staging, 0, at);
+      pendingLen = buf.length - at;
+    }
   };
 
   const flush = () => {
     timer?.cancel();
     timer = undefined;
-    drain(true);
+    if (pendingLen === 0) return;
+    emitData(pendingKind, staging.subarray(0, pendingLen));
+    pendingLen = 0;
   };
 
   return {
@@ -69,10 +87,8 @@ export const makeChunker = (opts: ChunkerOptions): Chunker => {
       counted[kind] += buf.length;
       if (kind !== pendingKind) flush();
       pendingKind = kind;
-      pending.push(buf);
-      pendingLen += buf.length;
-      if (opts.coalesceMs === 0) return flush();
-      drain(false);
+      take(buf, opts.coalesceMs === 0);
+      if (opts.coalesceMs === 0) return;
       if (pendingLen > 0 && !timer) timer = opts.clock.after(opts.coalesceMs, flush);
     },
     flush,
