@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -132,5 +137,42 @@ describe('frame writer (RFC 6455 §5.2–5.3 client frames, §2 text frames only
     }
     await waitFor(() => s.messages.length === order.length);
     expect(s.messages.map((m) => m.text)).toEqual(order);
+  });
+
+  it('X1 (wss): over TLS the frames go through the TLS socket ws upgraded, intact and in call order with ws', async () => {
+    // A throwaway self-signed certificate for 127.0.0.1 (openssl from Debian, as in .ci/run).
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-frame-writer-tls-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+      ...['-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1'],
+      ...['-addext', 'subjectAltName=IP:127.0.0.1'],
+    ]);
+    const cert = readFileSync(certFile);
+    const server = createServer({ key: readFileSync(keyFile), cert });
+    const wss = new WebSocketServer({ server, perMessageDeflate: false });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const messages: string[] = [];
+    wss.on('connection', (ws) => ws.on('message', (d: Buffer) => messages.push(d.toString())));
+    const { port } = server.address() as AddressInfo;
+    const client = new WebSocket(`wss://127.0.0.1:${port}`, { ca: cert, perMessageDeflate: false });
+    cleanups.push(async () => {
+      client.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+    });
+    const upgraded = new Promise<Duplex>((r) => client.once('upgrade', (res) => r(res.socket)));
+    await new Promise<void>((r) => client.once('open', () => r()));
+    const w = makeFrameWriter(await upgraded);
+    const order: string[] = [];
+    [0, 125, 126, 65536, 87_500].forEach((n, i) => {
+      const text = textOf(n, i);
+      order.push(text, `ws ${i}`);
+      w.sendText(text.length, (buf, at) => buf.write(text, at, 'latin1'));
+      client.send(`ws ${i}`);
+    });
+    await waitFor(() => messages.length === order.length);
+    expect(messages).toEqual(order);
   });
 });
