@@ -92,7 +92,11 @@ export function makeBatcher(
   };
 }
 
-/** Calls `deliver` for every entry of a batch body (the message after its header), in order. */
+/**
+ * Calls `deliver` for every entry of a batch body (the message after its header), in order.
+ * The whole message at once; the receiving replica streams instead (makeBatchReader), and the
+ * tests hold the two against each other.
+ */
 export function forEachEntry(
   body: Buffer,
   deliver: (room: string, role: Role, frame: Buffer) => void,
@@ -109,4 +113,112 @@ export function forEachEntry(
     deliver(room, role, body.subarray(start, end));
     i = end;
   }
+}
+
+export type BatchReader = {
+  /** A message of `bytes` (header included) on the inbox channel begins. */
+  start(bytes: number): void;
+  /** The next piece of it, as received; frames inside one piece are delivered as views of it. */
+  push(piece: Buffer): void;
+  /** The message is over, or was cut (connection lost): a partial entry is dropped. */
+  end(): void;
+};
+
+/**
+ * forEachEntry for a message that arrives in pieces (the socket's reads, resp.ts): a frame that
+ * lies inside one piece is delivered as a view of it, with no copy; only a frame that spans
+ * pieces is assembled, once. An entry whose length runs past the message is ignored, like a
+ * truncated tail, and so is a message that is not a batch.
+ */
+export function makeBatchReader(
+  headerBytes: number,
+  deliver: (room: string, role: Role, frame: Buffer) => void,
+): BatchReader {
+  const head = Buffer.allocUnsafe(7 + 0xffff); // an entry head that spans pieces
+  let headLen = 0;
+  let skip = 0; // header bytes still to read
+  let left = 0; // message bytes still to come
+  let ignore = false;
+  let frame: Buffer | null = null;
+  let frameAt = 0;
+  let room = '';
+  let role: Role = 'phone';
+  return {
+    start(bytes) {
+      skip = headerBytes;
+      left = bytes;
+      ignore = bytes < headerBytes;
+      headLen = 0;
+      frame = null;
+    },
+    push(piece) {
+      left -= piece.length;
+      let i = 0;
+      const end = piece.length;
+      while (i < end && !ignore) {
+        if (skip > 0) {
+          const k = Math.min(skip, end - i);
+          // The kind byte sits just before the header's last byte.
+          if (skip >= 2 && skip - k < 2 && piece[i + skip - 2] !== BATCH_KIND) ignore = true;
+          skip -= k;
+          i += k;
+          continue;
+        }
+        if (frame !== null) {
+          const n = piece.copy(frame, frameAt, i, Math.min(end, i + frame.length - frameAt));
+          frameAt += n;
+          i += n;
+          if (frameAt === frame.length) {
+            const f = frame;
+            frame = null;
+            deliver(room, role, f);
+          }
+          continue;
+        }
+        if (headLen === 0 && end - i >= 3) {
+          // The common case: the whole entry head, and often the frame, inside this piece.
+          const n = piece.readUInt16BE(i + 1);
+          const start = i + 7 + n;
+          if (start <= end) {
+            role = piece[i] === ROLE_BYTE.machine ? 'machine' : 'phone';
+            room = piece.toString('latin1', i + 3, i + 3 + n);
+            const len = piece.readUInt32BE(i + 3 + n);
+            i = start;
+            if (len > end - i + left)
+              ignore = true; // runs past the message
+            else if (i + len <= end) {
+              deliver(room, role, piece.subarray(i, i + len));
+              i += len;
+            } else {
+              frame = Buffer.allocUnsafe(len);
+              frameAt = 0;
+            }
+            continue;
+          }
+        }
+        const need = headLen < 3 ? 3 : 7 + head.readUInt16BE(1);
+        const k = piece.copy(head, headLen, i, Math.min(end, i + need - headLen));
+        headLen += k;
+        i += k;
+        if (headLen < need || need === 3) continue;
+        headLen = 0;
+        role = head[0] === ROLE_BYTE.machine ? 'machine' : 'phone';
+        room = head.toString('latin1', 3, need - 4);
+        const len = head.readUInt32BE(need - 4);
+        if (len > end - i + left) ignore = true;
+        else if (i + len <= end) {
+          deliver(room, role, piece.subarray(i, i + len));
+          i += len;
+        } else {
+          frame = Buffer.allocUnsafe(len);
+          frameAt = 0;
+        }
+      }
+    },
+    end() {
+      frame = null;
+      headLen = 0;
+      ignore = true;
+    },
+  };
 }
