@@ -137,12 +137,32 @@ export function makeBatchReader(
   const head = Buffer.allocUnsafe(7 + 0xffff); // an entry head that spans pieces
   let headLen = 0;
   let skip = 0; // header bytes still to read
-  let left = 0; // message bytes still to come
+  let left = 0; // message bytes still to come after the current piece
   let ignore = false;
-  let frame: Buffer | null = null;
+  let frame: Buffer | null = null; // a frame being assembled across pieces
   let frameAt = 0;
+  let waiting = 0; // length of a frame that starts with the next piece
   let room = '';
   let role: Role = 'phone';
+  /** The entry head is read and its frame starts at `i`: a view if it ends in this piece. */
+  const atFrame = (piece: Buffer, i: number, len: number): number => {
+    const end = piece.length;
+    if (len > end - i + left) {
+      ignore = true; // runs past the message
+      return end;
+    }
+    if (i + len <= end) {
+      deliver(room, role, piece.subarray(i, i + len));
+      return i + len;
+    }
+    if (i === end) {
+      waiting = len; // it starts with the next piece, which decides: view or assembly
+      return end;
+    }
+    frame = Buffer.allocUnsafe(len);
+    frameAt = 0;
+    return i;
+  };
   return {
     start(bytes) {
       skip = headerBytes;
@@ -150,6 +170,7 @@ export function makeBatchReader(
       ignore = bytes < headerBytes;
       headLen = 0;
       frame = null;
+      waiting = 0;
     },
     push(piece) {
       left -= piece.length;
@@ -164,37 +185,31 @@ export function makeBatchReader(
           i += k;
           continue;
         }
+        if (waiting > 0) {
+          const len = waiting;
+          waiting = 0;
+          i = atFrame(piece, i, len);
+          continue;
+        }
         if (frame !== null) {
-          const n = piece.copy(frame, frameAt, i, Math.min(end, i + frame.length - frameAt));
+          const f: Buffer = frame;
+          const n = piece.copy(f, frameAt, i, Math.min(end, i + f.length - frameAt));
           frameAt += n;
           i += n;
-          if (frameAt === frame.length) {
-            const f = frame;
+          if (frameAt === f.length) {
             frame = null;
             deliver(room, role, f);
           }
           continue;
         }
-        if (headLen === 0 && end - i >= 3) {
+        if (headLen === 0 && end - i >= 3 && i + 7 + piece.readUInt16BE(i + 1) <= end) {
           // The common case: the whole entry head, and often the frame, inside this piece.
           const n = piece.readUInt16BE(i + 1);
-          const start = i + 7 + n;
-          if (start <= end) {
-            role = piece[i] === ROLE_BYTE.machine ? 'machine' : 'phone';
-            room = piece.toString('latin1', i + 3, i + 3 + n);
-            const len = piece.readUInt32BE(i + 3 + n);
-            i = start;
-            if (len > end - i + left)
-              ignore = true; // runs past the message
-            else if (i + len <= end) {
-              deliver(room, role, piece.subarray(i, i + len));
-              i += len;
-            } else {
-              frame = Buffer.allocUnsafe(len);
-              frameAt = 0;
-            }
-            continue;
-          }
+          role = piece[i] === ROLE_BYTE.machine ? 'machine' : 'phone';
+          room = piece.toString('latin1', i + 3, i + 3 + n);
+          const len = piece.readUInt32BE(i + 3 + n);
+          i = atFrame(piece, i + 7 + n, len);
+          continue;
         }
         const need = headLen < 3 ? 3 : 7 + head.readUInt16BE(1);
         const k = piece.copy(head, headLen, i, Math.min(end, i + need - headLen));
@@ -205,18 +220,12 @@ export function makeBatchReader(
         role = head[0] === ROLE_BYTE.machine ? 'machine' : 'phone';
         room = head.toString('latin1', 3, need - 4);
         const len = head.readUInt32BE(need - 4);
-        if (len > end - i + left) ignore = true;
-        else if (i + len <= end) {
-          deliver(room, role, piece.subarray(i, i + len));
-          i += len;
-        } else {
-          frame = Buffer.allocUnsafe(len);
-          frameAt = 0;
-        }
+        i = atFrame(piece, i, len);
       }
     },
     end() {
       frame = null;
+      waiting = 0;
       headLen = 0;
       ignore = true;
     },
