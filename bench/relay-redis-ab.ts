@@ -8,8 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import net from 'node:net';
-import { built, drive, launch, pairs, wait, type Proc } from './relay-peers.ts';
+import { built, drive, launch, pairs, SECONDS, wait, type Proc } from './relay-peers.ts';
 
 const SIZE = Number(process.env.SIZE ?? 16_384);
 const PAIRS = Number(process.env.PAIRS ?? 1);
@@ -57,7 +58,13 @@ async function replica(bundle: string): Promise<Proc> {
     ...['--max-connections', '100000', '--max-connections-per-ip', '100000'],
     ...['--max-buffered-bytes', String(8 * 1024 * 1024), '--redis', `redis://127.0.0.1:${port}`],
   ];
-  return launch(process.execPath, [bundle, ...args], /listening on ws:\/\/[^:]+:(\d+)/, dir);
+  const prof = process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF_DIR] : [];
+  return launch(
+    process.execPath,
+    [...prof, bundle, ...args],
+    /listening on ws:\/\/[^:]+:(\d+)/,
+    dir,
+  );
 }
 /** [user, system] CPU µs of a process. */
 function userSys(pid: number): [number, number] {
@@ -67,9 +74,15 @@ function userSys(pid: number): [number, number] {
 }
 
 const sets: { label: string; a: Proc; b: Proc }[] = [];
+const stats = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true });
+/** PUBLISH commands Redis has run so far: frames per PUBLISH is the batch size B achieved. */
+const publishes = async () =>
+  Number(/cmdstat_publish:calls=(\d+)/.exec(await stats.info('commandstats'))?.[1] ?? 0);
 try {
+  await stats.connect();
   for (const [label, bundle] of builds)
     sets.push({ label, a: await replica(bundle), b: await replica(bundle) });
+  if (process.env.SHOW_PIDS) for (const s of sets) console.log(s.label, 'A', s.a.pid, 'B', s.b.pid);
   console.log(
     `split pair, ${SIZE} B msgs × ${PAIRS} pair(s), ${new Date().toISOString()}, load ${os
       .loadavg()
@@ -77,9 +90,9 @@ try {
       .join(' ')}`,
   );
   console.log(
-    '| round | build | msg/s | A µs/msg (user + sys) | B µs/msg (user + sys) | Redis µs/msg | total |',
+    '| round | build | msg/s | A µs/msg (user + sys) | B µs/msg (user + sys) | Redis µs/msg | total | frames per PUBLISH (est.) |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (let r = 1; r <= ROUNDS; r++)
     for (const s of sets) {
       const ps = await pairs(
@@ -89,9 +102,13 @@ try {
         12,
       );
       const before = [s.a.pid, s.b.pid].map(userSys);
+      const p0 = await publishes();
       const res = await drive(ps, SIZE, [s.a.pid, s.b.pid, redis.pid]);
       // drive() closes the pairs after its window; attribute user/system time by its proportions.
       const after = [s.a.pid, s.b.pid].map(userSys);
+      // Over the whole drive (warm-up included), against the frames of the measured window
+      // scaled to it: an estimate of the batch size, not an exact count.
+      const perPublish = (res.msgPerSec * (SECONDS + 0.5)) / Math.max(1, (await publishes()) - p0);
       const split = after.map(([u, y], i) => {
         const [u0, y0] = before[i] as [number, number];
         const share = (u - u0) / Math.max(1, u - u0 + (y - y0));
@@ -99,7 +116,7 @@ try {
         return `${per.toFixed(1)} (${(per * share).toFixed(1)} + ${(per * (1 - share)).toFixed(1)})`;
       });
       console.log(
-        `| ${r} | ${s.label} | ${Math.round(res.msgPerSec).toLocaleString('en-US')} | ${split.join(' | ')} | ${(res.perProc[2] as number).toFixed(1)} | ${res.cpuUsPerMsg.toFixed(1)} |`,
+        `| ${r} | ${s.label} | ${Math.round(res.msgPerSec).toLocaleString('en-US')} | ${split.join(' | ')} | ${(res.perProc[2] as number).toFixed(1)} | ${res.cpuUsPerMsg.toFixed(1)} | ${perPublish.toFixed(1)} |`,
       );
     }
 } finally {
@@ -107,6 +124,7 @@ try {
     await s.a.stop();
     await s.b.stop();
   }
+  stats.disconnect();
   await redis.stop();
 }
 await wait(100);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Role } from '../rooms.ts';
 import {
   encodePublish,
+  BATCH_FLUSH_BYTES,
   FRAME_VIEW_MIN_BYTES,
   forEachEntry,
   makeBatchReader,
@@ -41,7 +42,7 @@ function parsePublish(resp: Buffer): [string, Buffer] {
 }
 
 describe('Inbox batches between replicas (issue 10)', () => {
-  it('one turn → one PUBLISH per replica; frames verbatim, in order, with room and role', async () => {
+  it('one event-loop iteration → one PUBLISH per replica; frames verbatim, in order, with room and role', async () => {
     const published: [string, Entry[]][] = [];
     let together = 0;
     const b = makeBatcher(
@@ -56,8 +57,10 @@ describe('Inbox batches between replicas (issue 10)', () => {
     b.add('C', 'room-aaaaaaaa', 'phone', Buffer.from(frames[0] as string));
     b.add('B', '__proto__', 'machine', Buffer.from(frames[1] as string));
     b.add('B', 'room-aaaaaaaa', 'phone', Buffer.from(frames[2] as string));
-    expect(published).toEqual([]); // nothing before the turn ends
+    expect(published).toEqual([]); // nothing before the iteration's reads are done
     await new Promise<void>((r) => process.nextTick(r));
+    expect(published).toEqual([]);
+    await new Promise<void>((r) => setImmediate(r));
     expect(together).toBe(1);
     expect(published.map(([r]) => r)).toEqual(['B', 'C']);
     const [channel, message] = parsePublish(
@@ -88,6 +91,25 @@ describe('Inbox batches between replicas (issue 10)', () => {
     const body = message.subarray(HEADER.length);
     expect(collect(body).map(([, , f]) => f)).toEqual(['one', 'two']);
     expect(collect(body.subarray(0, body.length - 1)).map(([, , f]) => f)).toEqual(['one']);
+  });
+
+  it('a batch that reaches BATCH_FLUSH_BYTES is published at once, the rest later', async () => {
+    const published: [string, number][] = [];
+    const b = makeBatcher(
+      (replica, entries) => published.push([replica, entries.length]),
+      (run) => run(),
+    );
+    const frame = Buffer.alloc(64 * 1024);
+    const fill = Math.ceil(BATCH_FLUSH_BYTES / (frame.length + 7 + 'room'.length));
+    for (let i = 0; i < fill; i++) b.add('B', 'room', 'phone', frame);
+    expect(published).toEqual([['B', fill]]);
+    b.add('B', 'room', 'phone', frame);
+    expect(published).toHaveLength(1);
+    await new Promise<void>((r) => setImmediate(r));
+    expect(published).toEqual([
+      ['B', fill],
+      ['B', 1],
+    ]);
   });
 
   it('large frames go out as the frames themselves (no copy), small ones copied; same RESP bytes', () => {

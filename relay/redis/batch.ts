@@ -1,10 +1,12 @@
 // Frames between replicas: each replica listens on its own inbox channel, and a frame goes to
 // the inbox of every other replica that holds a socket of the target role in the room (their
-// counts are known, redis-rooms.ts). Batched per event-loop turn: everything one turn produced
-// for one replica (a burst read from one socket, many rooms, presence) is ONE `PUBLISH`, so Redis
-// and the receiver pay per turn, not per frame, and a replica never receives its own frames back
-// (measured by `npm run bench:relay -- --redis`, docs/scaling.md). Flushed before any other
-// command of the replica, so per-sender order holds against counts and presence too.
+// counts are known, redis-rooms.ts). Batched per event-loop iteration (setImmediate, after the
+// poll phase): everything the reads of one iteration produced for one replica (every socket read,
+// up to libuv's 32 reads of 64 KiB per socket, many rooms, presence) is ONE `PUBLISH`, up to
+// BATCH_FLUSH_BYTES, so Redis and the receiver pay per batch, not per frame, and a replica never
+// receives its own frames back. Per read (process.nextTick) a 16 KiB-frame batch was ~4 frames,
+// per iteration ~27 (bench/relay-redis-ab.ts, docs/scaling.md). Flushed before any other command
+// of the replica, so per-sender order holds against counts and presence too.
 //
 // Message: `<sender id, 16 chars>b-` then entries
 // `<role initial m|p><u16 BE room length><room, latin1><u32 BE frame length><frame>`.
@@ -17,6 +19,11 @@ import type { Role } from '../rooms.ts';
 
 export const BATCH_KIND = 0x62; // b
 const ROLE_BYTE = { machine: 0x6d, phone: 0x70 } as const;
+/**
+ * A batch this large is published at once: one `PUBLISH` stays far below Redis's pub/sub output
+ * limit for a subscriber (32 MiB by default) and the memory held per iteration stays bounded.
+ */
+export const BATCH_FLUSH_BYTES = 1024 * 1024;
 /** Frames this large go to the socket as views; smaller ones cost less to copy than a write. */
 export const FRAME_VIEW_MIN_BYTES = 4_096;
 
@@ -68,12 +75,14 @@ export function makeBatcher(
   together: (publishAll: () => void) => void,
 ): Batcher {
   let queued = new Map<string, Entry[]>();
+  let queuedBytes = 0;
   let scheduled = false;
   const flush = () => {
     scheduled = false;
     if (queued.size === 0) return;
     const q = queued;
     queued = new Map();
+    queuedBytes = 0;
     together(() => {
       for (const [replica, entries] of q) publish(replica, entries);
     });
@@ -83,9 +92,11 @@ export function makeBatcher(
       let entries = queued.get(replica);
       if (entries === undefined) queued.set(replica, (entries = []));
       entries.push({ room, role, frame });
-      if (!scheduled) {
+      queuedBytes += 7 + room.length + frame.length;
+      if (queuedBytes >= BATCH_FLUSH_BYTES) flush();
+      else if (!scheduled) {
         scheduled = true;
-        process.nextTick(flush);
+        setImmediate(flush);
       }
     },
     flush,
