@@ -6,7 +6,12 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startRedis, type TestRedis } from '../test-support/redis-server.ts';
-import { makeSubscriber, type Subscriber, type SubscriberOptions } from './subscriber.ts';
+import {
+  makeSubscriber,
+  parseRedisUrl,
+  type Subscriber,
+  type SubscriberOptions,
+} from './subscriber.ts';
 
 let redis: TestRedis;
 const open: { disconnect(): void }[] = [];
@@ -172,5 +177,28 @@ describe('The subscriber connection speaks RESP itself (issue 10, fan-out)', () 
     } finally {
       server.close();
     }
+  });
+
+  it('reads the --redis URL as ioredis did: host, port (6379), TLS for rediss://, AUTH user and password', () => {
+    expect(parseRedisUrl('redis://10.0.0.5')).toEqual({
+      host: '10.0.0.5',
+      port: 6379,
+      secure: false,
+      auth: [],
+    });
+    expect(parseRedisUrl('rediss://:p%40ss@redis.example:6380/2')).toEqual({
+      host: 'redis.example',
+      port: 6380,
+      secure: true,
+      auth: ['p@ss'],
+    });
+    expect(parseRedisUrl('redis://relay:pw@[::1]:7000')).toMatchObject({
+      host: '::1',
+      port: 7000,
+      auth: ['relay', 'pw'],
+    });
+    expect(() => parseRedisUrl('http://127.0.0.1:6379')).toThrow(
+      expect.objectContaining({ code: 'redis-url' }),
+    );
   });
 });

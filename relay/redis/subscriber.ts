@@ -126,7 +126,12 @@ export function makeSubscriber(o: SubscriberOptions): Subscriber {
   const open = () => {
     retry = null;
     const s = target.secure
-      ? tls.connect({ host: target.host, port: target.port, servername: target.host })
+      ? tls.connect({
+          host: target.host,
+          port: target.port,
+          // SNI carries host names only: Node refuses (and warns about) an IP address there.
+          servername: net.isIP(target.host) === 0 ? target.host : undefined,
+        })
       : net.connect({ host: target.host, port: target.port });
     socket = s;
     s.setNoDelay(true);
