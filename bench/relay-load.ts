@@ -77,36 +77,59 @@ export class FrameReader {
   }
 }
 
+// One read buffer for every socket of the generator (net's `onread`): each read is consumed
+// before the next (the reader copies the few prefix bytes it keeps), so no 64 KiB buffer is
+// allocated per read and collected later — the generator's own GC, paid the same for every relay.
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+export type Opened = {
+  socket: net.Socket;
+  /** Bytes that came after the upgrade response, in a buffer of their own. */
+  rest: Buffer;
+  /** Where the socket's bytes go from now on (views of the shared read buffer: copy to keep). */
+  onData(f: (d: Buffer) => void): void;
+};
+
 /** Opens a socket; for `ws` performs the upgrade. Resolves with the socket and any bytes after it. */
-export function openSocket(
-  port: number,
-  variant: Variant,
-): Promise<{ socket: net.Socket; rest: Buffer }> {
+export function openSocket(port: number, variant: Variant): Promise<Opened> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    let sink: (d: Buffer) => void = () => undefined;
+    const socket = net.connect({
+      port,
+      host: '127.0.0.1',
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n: number) => {
+          sink(READ_BUFFER.subarray(0, n));
+          return true;
+        },
+      },
+    });
+    const onData = (f: (d: Buffer) => void) => {
+      sink = f;
+    };
     socket.setNoDelay(true);
     socket.once('error', reject);
     socket.once('connect', () => {
       if (variant === 'tcp') {
         socket.removeListener('error', reject);
-        return resolve({ socket, rest: Buffer.alloc(0) });
+        return resolve({ socket, rest: Buffer.alloc(0), onData });
       }
       const key = crypto.randomBytes(16).toString('base64');
       socket.write(
         `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
       );
       let got = Buffer.alloc(0);
-      const onData = (d: Buffer) => {
+      sink = (d: Buffer) => {
         got = Buffer.concat([got, d]);
         const end = got.indexOf('\r\n\r\n');
         if (end === -1) return;
-        socket.removeListener('data', onData);
+        sink = () => undefined;
         socket.removeListener('error', reject);
         if (!got.subarray(0, 12).toString().includes('101'))
           return reject(new Error(`upgrade refused: ${got.subarray(0, 40).toString()}`));
-        resolve({ socket, rest: got.subarray(end + 4) });
+        resolve({ socket, rest: got.subarray(end + 4), onData });
       };
-      socket.on('data', onData);
     });
   });
 }

@@ -153,14 +153,14 @@ export async function connectPeer(
   role: 'machine' | 'phone',
   prefixBytes: number,
 ): Promise<Peer> {
-  const { socket, rest } = await openSocket(at.port, at.kind);
+  const { socket, rest, onData } = await openSocket(at.port, at.kind);
   const peer: Peer = { socket, onFrame: () => undefined };
   const reader = new FrameReader(prefixBytes, (p, n) => peer.onFrame(p, n));
   let ready!: () => void;
   const joined = new Promise<void>((r) => (ready = r));
   if (at.kind === 'tcp') {
     let skip = 3; // "ok\n"
-    socket.on('data', (d: Buffer) => {
+    onData((d: Buffer) => {
       if (skip > 0) {
         const k = Math.min(skip, d.length);
         skip -= k;
@@ -172,7 +172,7 @@ export async function connectPeer(
     socket.write(`${room} ${role}\n`);
   } else {
     peer.onFrame = () => ready(); // the first frame is hello-ok
-    socket.on('data', (d: Buffer) => reader.push(d));
+    onData((d: Buffer) => reader.push(d));
     if (rest.length) reader.push(rest);
     socket.write(clientFrame(JSON.stringify({ kind: 'hello', room, role })));
   }
@@ -244,11 +244,15 @@ export async function drive(ps: Pair[], size: number, pids: number[]) {
     refill();
   }
   const cpu = () => pids.map(cpuMicros);
+  const own = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
   await wait(500);
-  const [d0, c0, t0] = [delivered, cpu(), performance.now()];
+  const [d0, c0, t0, g0] = [delivered, cpu(), performance.now(), own()];
   const deadline = t0 + SECONDS * 1_000;
   while (performance.now() < deadline && delivered - d0 < MAX_MESSAGES_PER_RUN) await wait(50);
-  const [d1, c1, t1] = [delivered, cpu(), performance.now()];
+  const [d1, c1, t1, g1] = [delivered, cpu(), performance.now(), own()];
   running = false;
   closeAll(ps);
   await wait(300);
@@ -258,5 +262,7 @@ export async function drive(ps: Pair[], size: number, pids: number[]) {
     msgPerSec: (n / (t1 - t0)) * 1_000,
     cpuUsPerMsg: perProc.reduce((a, b) => a + b, 0),
     perProc,
+    /** The load generator's own CPU per message (this process). */
+    generatorUsPerMsg: (g1 - g0) / n,
   };
 }

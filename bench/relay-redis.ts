@@ -188,9 +188,9 @@ async function main() {
       `\n## Throughput (${ROUNDS} interleaved rounds of ${SECONDS} s; CPU from /proc summed over the relays and redis-server involved; median, then the best round)`,
     );
     console.log(
-      '| scenario | single msg/s | same replica msg/s | split msg/s | same/single | split/single | single CPU µs/msg | same CPU µs/msg | split CPU µs/msg | split CPU A (phone) / B (machine) / Redis | best: split/single |',
+      '| scenario | single msg/s | same replica msg/s | split msg/s | same/single | split/single | single CPU µs/msg | same CPU µs/msg | split CPU µs/msg | split CPU A (phone) / B (machine) / Redis | generator CPU µs/msg single / split | best: split/single |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     const scenarios = [
       ['1 KiB, 1 pair', 1, 1_024],
       ['16 KiB, 1 pair', 1, 16_384],
@@ -198,11 +198,16 @@ async function main() {
       ['16 KiB, 100 rooms', 100, 16_384],
     ] as const;
     for (const [label, nPairs, size] of scenarios) {
-      type Run = { msgPerSec: number; cpuUsPerMsg: number; perProc: number[] };
+      type Run = {
+        msgPerSec: number;
+        cpuUsPerMsg: number;
+        perProc: number[];
+        generatorUsPerMsg: number;
+      };
       const runs = new Map<Variant, Run[]>(VARIANTS.map((v) => [v, []]));
       for (let r = 0; r < ROUNDS; r++)
         for (const v of VARIANTS) runs.get(v)?.push(await throughput(setup, v, nPairs, size));
-      const m = (v: Variant, f: 'msgPerSec' | 'cpuUsPerMsg') =>
+      const m = (v: Variant, f: 'msgPerSec' | 'cpuUsPerMsg' | 'generatorUsPerMsg') =>
         median((runs.get(v) ?? []).map((x) => x[f]));
       const split = [0, 1, 2].map((i) =>
         fmt(median((runs.get('split') ?? []).map((x) => x.perProc[i] as number)), 1),
@@ -212,7 +217,7 @@ async function main() {
       console.log(
         `| ${label} | ${fmt(m('single', 'msgPerSec'))} | ${fmt(m('same', 'msgPerSec'))} | ${fmt(m('split', 'msgPerSec'))} | ` +
           `${pct('same')} % | ${pct('split')} % | ${fmt(m('single', 'cpuUsPerMsg'), 1)} | ${fmt(m('same', 'cpuUsPerMsg'), 1)} | ` +
-          `${fmt(m('split', 'cpuUsPerMsg'), 1)} | ${split.join(' / ')} | ${fmt((100 * best('split')) / best('single'))} % |`,
+          `${fmt(m('split', 'cpuUsPerMsg'), 1)} | ${split.join(' / ')} | ${fmt(m('single', 'generatorUsPerMsg'), 1)} / ${fmt(m('split', 'generatorUsPerMsg'), 1)} | ${fmt((100 * best('split')) / best('single'))} % |`,
       );
     }
     console.log(

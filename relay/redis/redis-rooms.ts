@@ -14,8 +14,9 @@ import type { Presence } from '../presence.ts';
 import { makeLocalPushDecision, type PushDecision } from '../push-decision.ts';
 import { otherRole, type Peer, type Peers, type Role, type Rooms } from '../rooms.ts';
 import type { Timers } from '../timers.ts';
-import { BATCH_KIND, forEachEntry, makeBatcher, publishPieces } from './batch.ts';
+import { makeBatchReader, makeBatcher, publishPieces } from './batch.ts';
 import { COUNT_SCRIPT, LIVE_SCRIPT, LOAD_SCRIPT, REAP_SCRIPT } from './scripts.ts';
+import { makeSubscriber, type MessageSink } from './subscriber.ts';
 
 const PREFIX = 'relay:';
 const CHANNEL = `${PREFIX}ch:`;
@@ -98,7 +99,6 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     retryStrategy: (times: number) => Math.min(times * 50, RETRY_MAX_MS),
   };
   const cmd = new Redis(o.url, connOptions);
-  const sub = new Redis(o.url, connOptions);
   let started = false;
   let cmdReady = false;
   let subReady = false;
@@ -141,7 +141,6 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     return q;
   };
   cmd.on('close', () => (cmdReady = false));
-  sub.on('close', () => (subReady = false));
   // After a reconnect (Redis restarted, maybe empty): put back this replica's heartbeat and
   // counts, the shared VAPID key, and every channel it listens to; only then report healthy.
   cmd.on('ready', () => {
@@ -161,35 +160,46 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       ...afterReconnect.map((f) => track('restore', f())),
     ]).then(() => (cmdReady = cmd.status === 'ready'));
   });
-  sub.on('ready', () => {
-    if (!started) return;
-    const done = sub.subscribe(inbox, ...[...rooms.keys()].map((r) => CHANNEL + r));
-    // Counts announced while this connection was down were missed: load them again.
-    const reloaded = done.then(() => Promise.all([...rooms].map(([room, e]) => load(room, e))));
-    void track('resubscribe', reloaded).then(() => (subReady = sub.status === 'ready'));
-  });
-  for (const [name, conn] of [
-    ['commands', cmd],
-    ['subscriber', sub],
-  ] as const)
-    conn.on('error', (e: Error) =>
-      o.log.warn({ error: e.message, connection: name }, 'redis connection error'),
-    );
+  cmd.on('error', (e: Error) =>
+    o.log.warn({ error: e.message, connection: 'commands' }, 'redis connection error'),
+  );
 
   const deliver = (e: Entry, role: Role, data: Buffer) => {
     for (const p of e[role]) p.send(data);
   };
   const inboxBytes = Buffer.from(inbox, 'latin1');
-  sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+  // Inbox batches are streamed: each frame a view of the subscriber socket's read when it lies
+  // inside one (batch.ts makeBatchReader). Room-channel messages are small: assembled whole.
+  const inboxReader = makeBatchReader(HEADER_BYTES, (room, role, frame) => {
+    const e = rooms.get(room);
+    if (e !== undefined) deliver(e, role, frame);
+  });
+  let toInbox = false;
+  let whole: { channel: Buffer; message: Buffer; at: number } | null = null;
+  const messages: MessageSink = {
+    messageStart(channel, bytes) {
+      toInbox = channel.equals(inboxBytes);
+      if (toInbox) return inboxReader.start(bytes);
+      whole = { channel, message: Buffer.allocUnsafe(bytes), at: 0 };
+    },
+    messageData(piece) {
+      if (toInbox) return inboxReader.push(piece);
+      if (whole !== null) whole.at += piece.copy(whole.message, whole.at);
+    },
+    messageEnd() {
+      if (toInbox) return inboxReader.end();
+      const w = whole;
+      whole = null;
+      if (w !== null) onRoomMessage(w.channel, w.message);
+    },
+    messageAbort() {
+      inboxReader.end();
+      whole = null;
+    },
+  };
+  const onRoomMessage = (channel: Buffer, message: Buffer) => {
     if (message.length < HEADER_BYTES) return;
     const kind = message[ID_CHARS];
-    if (kind === BATCH_KIND) {
-      if (!channel.equals(inboxBytes)) return;
-      return forEachEntry(message.subarray(HEADER_BYTES), (room, role, frame) => {
-        const e = rooms.get(room);
-        if (e !== undefined) deliver(e, role, frame);
-      });
-    }
     const e = rooms.get(channel.toString('latin1', CHANNEL.length));
     if (e === undefined) return;
     if (kind === 0x70 /* p */)
@@ -202,6 +212,22 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       setCount(e.remote, origin, key, n);
       if (e.loading > 0) e.early.push([origin, key, n]);
     }
+  };
+  // After a reconnect: every channel it listens to again, and the counts announced while it was
+  // down (missed) loaded again; only then healthy.
+  const sub = makeSubscriber({
+    url: o.url,
+    retryMs: connOptions.retryStrategy,
+    messages,
+    onReady() {
+      if (!started) return;
+      const done = sub.subscribe(inbox, ...[...rooms.keys()].map((r) => CHANNEL + r));
+      const reloaded = done.then(() => Promise.all([...rooms].map(([room, e]) => load(room, e))));
+      void track('resubscribe', reloaded).then(() => (subReady = sub.ready));
+    },
+    onClose: () => (subReady = false),
+    onError: (e) =>
+      o.log.warn({ error: e.message, connection: 'subscriber' }, 'redis connection error'),
   });
 
   // Subscribed first, then the snapshot: a count changed after the snapshot arrives as a `c`
