@@ -12,7 +12,12 @@ if (parsed.help) {
   process.exit(0);
 }
 // Logs go to stderr so stdout carries only the one line scripts wait for.
-const relay = await startRelay({ ...parsed.settings, logDestination: process.stderr });
+const relay = await startRelay({ ...parsed.settings, logDestination: process.stderr }).catch(
+  (e: unknown) => {
+    process.stderr.write(`relay: cannot start: ${(e as Error).message}\n`);
+    process.exit(1);
+  },
+);
 process.stdout.write(`relay listening on ${relay.url}\n`);
 
 let stopping = false;

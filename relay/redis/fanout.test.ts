@@ -1,20 +1,19 @@
 // Issue 10, step 1: several relays sharing one real redis-server behave, to a phone and a
 // machine, like one relay — fan-out both ways verbatim, and the spec's presence semantics
 // across replicas, including a replica killed with SIGKILL.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import url from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startRelay, type RunningRelay } from '../server.ts';
 import { makeLogCapture } from '../test-support/log-capture.ts';
 import { newRoom } from '../test-support/relay-fixture.ts';
 import { startRedis, type TestRedis } from '../test-support/redis-server.ts';
+import { killReplica, startReplicaProcess } from '../test-support/replica-process.ts';
 import { connectClient, type TestClient } from '../test-support/ws-client.ts';
 
-const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..');
 const HEARTBEAT_MS = 150;
 
 let redis: TestRedis;
@@ -32,8 +31,7 @@ afterAll(async () => {
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await Promise.all(relays.splice(0).map((r) => r.close()));
-  for (const c of children.splice(0))
-    if (c.exitCode === null && c.signalCode === null) process.kill(-(c.pid as number), 'SIGKILL');
+  for (const c of children.splice(0)) killReplica(c);
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -56,33 +54,15 @@ async function replica(): Promise<RunningRelay> {
   return r;
 }
 
-/** A replica as its own process (`tsx relay/main.ts --redis …`), so it can be killed with -9. */
-async function replicaProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    path.join(root, 'node_modules', '.bin', 'tsx'),
-    ['relay/main.ts', '--port', '0', '--log-level', 'warn', '--redis', redis.url],
-    {
-      cwd: root,
-      detached: true,
-      env: {
-        ...process.env,
-        RELAY_DATA_DIR: tmp(),
-        RELAY_HOST: '127.0.0.1',
-        RELAY_REDIS_HEARTBEAT_MS: String(HEARTBEAT_MS),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`relay exited ${code}`)));
+/** A replica as its own process, so it can be killed with -9. */
+async function replicaProcess() {
+  const r = await startReplicaProcess({
+    redisUrl: redis.url,
+    dataDir: tmp(),
+    heartbeatMs: HEARTBEAT_MS,
   });
-  return { url: line.replace('relay listening on ', ''), child };
+  children.push(r.child);
+  return r;
 }
 
 async function client(u: string): Promise<TestClient> {

@@ -160,9 +160,11 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       ...afterReconnect.map((f) => track('restore', f())),
     ]).then(() => (cmdReady = cmd.status === 'ready'));
   });
-  cmd.on('error', (e: Error) =>
-    o.log.warn({ error: e.message, connection: 'commands' }, 'redis connection error'),
-  );
+  let lastError: string | null = null;
+  cmd.on('error', (e: Error) => {
+    lastError = e.message;
+    o.log.warn({ error: e.message, connection: 'commands' }, 'redis connection error');
+  });
 
   const deliver = (e: Entry, role: Role, data: Buffer) => {
     for (const p of e[role]) p.send(data);
@@ -226,8 +228,10 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
       void track('resubscribe', reloaded).then(() => (subReady = sub.ready));
     },
     onClose: () => (subReady = false),
-    onError: (e) =>
-      o.log.warn({ error: e.message, connection: 'subscriber' }, 'redis connection error'),
+    onError: (e) => {
+      lastError = e.message;
+      o.log.warn({ error: e.message, connection: 'subscriber' }, 'redis connection error');
+    },
   });
 
   // Subscribed first, then the snapshot: a count changed after the snapshot arrives as a `c`
@@ -409,7 +413,16 @@ export function makeRedisRooms(o: RedisRoomsOptions): RedisRooms {
     health: () => (cmdReady && subReady ? null : 'redis unreachable'),
     afterReconnect: (f) => void afterReconnect.push(f),
     async start() {
-      await Promise.all([cmd.connect(), sub.connect()]);
+      try {
+        await Promise.all([cmd.connect(), sub.connect()]);
+      } catch (e) {
+        // ioredis rejects with "Connection is closed."; the cause (refused, a certificate) came
+        // as an error event. The URL is never repeated: it may carry a password.
+        const { hostname, port } = new URL(o.url);
+        throw new Error(
+          `cannot reach Redis at ${hostname}:${port || 6379}: ${lastError ?? (e as Error).message}`,
+        );
+      }
       await sub.subscribe(inbox);
       started = cmdReady = subReady = true;
       await heartbeat();

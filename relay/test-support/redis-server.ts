@@ -32,10 +32,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(port: number, dir: string): Promise<ChildProcess> {
+/** A TLS-only server (`rediss://`): plain TCP off, this certificate and key, no client certs. */
+export type RedisTls = { certFile: string; keyFile: string };
+
+function launch(port: number, dir: string, tls?: RedisTls): Promise<ChildProcess> {
+  const listen = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile]
+    : ['--port', String(port)];
+  if (tls) listen.push('--tls-key-file', tls.keyFile, '--tls-auth-clients', 'no');
   const child = spawn(
     REDIS_SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolve, reject) => {
@@ -69,12 +76,12 @@ function kill(child: ChildProcess): Promise<void> {
   return exited;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(opts: { tls?: RedisTls } = {}): Promise<TestRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-redis-'));
   const port = await freePort();
-  let child = await launch(port, dir);
+  let child = await launch(port, dir, opts.tls);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     port,
     async stop() {
       await kill(child);
@@ -82,7 +89,7 @@ export async function startRedis(): Promise<TestRedis> {
     },
     down: () => kill(child),
     async up() {
-      child = await launch(port, dir);
+      child = await launch(port, dir, opts.tls);
     },
   };
 }
