@@ -1,4 +1,4 @@
-import { isPlain, loadFrame, scanLoaded } from './control-scan.ts';
+import { isPlain, loadFrame, scanLoaded, unloadFrame } from './control-scan.ts';
 
 // Hot path (issue 3 §7): recognise the canonical `msg` envelope that our own clients write
 //   {"kind":"msg","room":"<id>","payload":"<b64>"[,"push":null|{"payload":"<b64>"[,"tag":"<t>"]}]}
@@ -72,7 +72,11 @@ export const ROOM_START = PREFIX.length;
  * equal a valid room id's is all ASCII. Leaves the frame loaded for scanMsgAfter.
  */
 export function scanFast(b: Buffer): number {
-  if (b.length < MIN_MSG_BYTES || !loadFrame(b)) return 0;
+  if (b.length < MIN_MSG_BYTES) {
+    unloadFrame();
+    return 0;
+  }
+  if (!loadFrame(b)) return 0;
   return scanLoaded();
 }
 
