@@ -62,15 +62,6 @@ async function bundle(entry: string): Promise<string> {
   return outfile;
 }
 
-/**
- * V8 flags every server process gets, ours and the baselines alike. `npm run relay` runs the
- * relay with the same. With V8's default young generation, the relay process under 1 KiB traffic
- * over 1,000 rooms kept ~2.3 MB alive at every scavenge (the bare forwarder ~0.25 MB) and
- * scavenges paused 5–7 ms instead of 2–3; with 32 MB semi-spaces both keep ~0.25 MB
- * (docs/relay.md, "1,000 rooms").
- */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
-
 export type Proc = { pid: number; child: ChildProcess; port: number; stop(): Promise<void> };
 
 /** Spawns a process in its own group; resolves with the port once `ready` matches its stdout. */
@@ -132,7 +123,6 @@ export async function launch(
 export async function startRelayProcess(extra: string[] = []): Promise<Proc> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
   const args = [
-    ...SERVER_NODE_FLAGS,
     await built('relay/main.ts'),
     ...['--port', '0', '--no-rate-limits', '--log-level', 'error', '--data-dir', dir],
     ...['--max-connections', '100000', '--max-connections-per-ip', '100000'],

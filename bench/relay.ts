@@ -29,7 +29,6 @@ import {
   pairs as pairsAt,
   rssKiB,
   SECONDS,
-  SERVER_NODE_FLAGS,
   startRelayProcess,
   wait,
   type Endpoint,
@@ -49,8 +48,7 @@ async function startServer(kind: Kind): Promise<Server> {
   if (kind === 'ours') return { kind, ...(await startRelayProcess()) };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
   const script = await built('bench/relay-baselines.ts');
-  const args = [...SERVER_NODE_FLAGS, script, kind];
-  return { kind, ...(await launch(process.execPath, args, /listening (\d+)/, dir)) };
+  return { kind, ...(await launch(process.execPath, [script, kind], /listening (\d+)/, dir)) };
 }
 
 const endpoint = (s: Server): Endpoint => ({ port: s.port, kind: s.kind === 'tcp' ? 'tcp' : 'ws' });
