@@ -20,7 +20,15 @@ export function clientFrame(text: string | Buffer): Buffer {
   return Buffer.concat([head, Buffer.alloc(4), payload]);
 }
 
-/** Streams frames out of a socket; hands each frame's first `prefixBytes` payload bytes over. */
+/** A pong with no payload, masked with a zero key (what a client answers a relay's empty ping). */
+export const PONG = Buffer.from([0x8a, 0x80, 0, 0, 0, 0]);
+const OP_PING = 0x9;
+
+/**
+ * Streams frames out of a socket; hands each data frame's first `prefixBytes` payload bytes
+ * over. A ping goes to `onPing` instead (a real client answers it, and the relay closes sockets
+ * that do not, after two ping intervals — longer than one measurement used to last).
+ */
 export class FrameReader {
   private head = Buffer.alloc(14);
   private headLen = 0;
@@ -29,11 +37,17 @@ export class FrameReader {
   private prefixLen = 0;
   private want = 0;
   private masked = false;
+  private opcode = 0;
   constructor(
     prefixBytes: number,
-    private readonly onFrame: (prefix: Buffer, prefixLen: number) => void,
+    private readonly onData: (prefix: Buffer, prefixLen: number) => void,
+    private readonly onPing: () => void = () => undefined,
   ) {
     this.prefix = Buffer.alloc(prefixBytes);
+  }
+  private onFrame(prefix: Buffer, prefixLen: number): void {
+    if (this.opcode === OP_PING) this.onPing();
+    else this.onData(prefix, prefixLen);
   }
   push(chunk: Buffer): void {
     let i = 0;
@@ -55,6 +69,7 @@ export class FrameReader {
               : len7;
         this.headLen = 0;
         this.prefixLen = 0;
+        this.opcode = (this.head[0] as number) & 0x0f;
         this.want = Math.min(len, this.prefix.length);
         this.remaining = len - this.want;
         if (len === 0) this.onFrame(this.prefix, 0);

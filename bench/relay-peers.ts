@@ -8,7 +8,7 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
-import { clientFrame, FrameReader, msgText, openSocket } from './relay-load.ts';
+import { clientFrame, FrameReader, msgText, openSocket, PONG } from './relay-load.ts';
 
 export const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
 export const arg = (name: string, def: number) => {
@@ -137,6 +137,26 @@ export function cpuMicros(pid: number): number {
   const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1e6;
 }
+/**
+ * On-CPU time of every thread of `pid` in ns (schedstat): the main thread, V8's GC helpers and
+ * libuv's pool, with the precision a 1 s slice needs (clock ticks are 10 ms). Falls back to
+ * cpuMicros where the kernel has no schedstat.
+ */
+export function cpuNs(pid: number): number {
+  let ns = 0;
+  try {
+    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        /* a thread that ended between the two reads: its time is in no later reading either */
+      }
+    }
+    return ns;
+  } catch {
+    return cpuMicros(pid) * 1_000;
+  }
+}
 export function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1]);
@@ -155,7 +175,11 @@ export async function connectPeer(
 ): Promise<Peer> {
   const { socket, rest, onData } = await openSocket(at.port, at.kind);
   const peer: Peer = { socket, onFrame: () => undefined };
-  const reader = new FrameReader(prefixBytes, (p, n) => peer.onFrame(p, n));
+  const reader = new FrameReader(
+    prefixBytes,
+    (p, n) => peer.onFrame(p, n),
+    () => socket.write(PONG),
+  );
   let ready!: () => void;
   const joined = new Promise<void>((r) => (ready = r));
   if (at.kind === 'tcp') {
@@ -217,12 +241,111 @@ export const closeAll = (ps: Pair[]) => {
 };
 
 /**
+ * How many frames each pair keeps in flight: enough to keep a server busy through the scheduling
+ * delays of a shared 2-core machine, few enough to stay far from any buffer cap. One pair at
+ * 1 KiB keeps 1,024 (1 MiB): with 256, a round trip at ~300k msg/s lasted under 1 ms, so any
+ * ms of delay in one of the three processes emptied the pipe and the run measured wake-up
+ * latency (servers busy 35–70 % of the time, CPU per msg up to 7 µs); with 1,024 they are busy
+ * 76–98 %. 16 KiB keeps 32 frames (512 KiB; 64 forwarded less), 1,000 rooms 16 or 4 per pair
+ * (16 or 64 MiB in all).
+ */
+const windowFor = (size: number, nPairs: number) =>
+  size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 1_024;
+
+/**
+ * A closed loop over `ps` that can be started and stopped: while running, each machine keeps a
+ * window of `size`-byte msgs in flight and refills half of it whenever its phone has received
+ * half. `delivered` counts msgs that reached a phone; `inflight` what is still on the way.
+ */
+export function makeFlow(ps: Pair[], size: number) {
+  const window = windowFor(size, ps.length);
+  const flow = { delivered: 0, inflight: 0, running: false, start, stop };
+  const refills = ps.map((p) => {
+    const batch = Buffer.concat(
+      Array.from({ length: window / 2 }, () => clientFrame(msgText(p.room, size))),
+    );
+    let mine = 0;
+    const refill = () => {
+      if (!flow.running) return;
+      p.machine.socket.write(batch);
+      mine += window / 2;
+      flow.inflight += window / 2;
+    };
+    p.phone.onFrame = (prefix) => {
+      if (prefix[9] !== M) return; // presence, not a msg
+      flow.delivered++;
+      flow.inflight--;
+      if (--mine <= window / 2) refill();
+    };
+    return () => {
+      if (mine === 0) {
+        refill();
+        refill();
+      }
+    };
+  });
+  function start() {
+    flow.running = true;
+    for (const r of refills) r();
+  }
+  function stop() {
+    flow.running = false;
+  }
+  return flow;
+}
+
+export type Slice = { msgPerSec: number; cpuUsPerMsg: number; messages: number };
+
+/**
+ * Closed-loop throughput of several servers measured in turns over the same minutes: each round
+ * drives flow 0, 1, …, n-1 for `sliceMs` after `warmMs` (the order reversed every other round,
+ * so a trend in the shared machine's load falls on all alike), letting each drain before the
+ * next starts; CPU of each flow's `pids` from schedstat. One unrecorded round first (JIT, socket
+ * buffers). The sockets stay connected throughout. Returns each flow's slices in round order.
+ */
+export async function driveTurns(
+  flows: { flow: ReturnType<typeof makeFlow>; pids: number[] }[],
+  rounds: number,
+  sliceMs: number,
+  warmMs = 200,
+): Promise<Slice[][]> {
+  const out: Slice[][] = flows.map(() => []);
+  for (let r = -1; r < rounds; r++) {
+    const order = flows.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) {
+      const { flow, pids } = flows[i] as (typeof flows)[number];
+      flow.start();
+      await wait(warmMs);
+      const cpu = () => pids.reduce((a, pid) => a + cpuNs(pid), 0);
+      const [d0, c0, t0] = [flow.delivered, cpu(), performance.now()];
+      const deadline = t0 + sliceMs;
+      while (performance.now() < deadline && flow.delivered - d0 < MAX_MESSAGES_PER_RUN)
+        await wait(20);
+      const [d1, c1, t1] = [flow.delivered, cpu(), performance.now()];
+      flow.stop();
+      const drainBy = performance.now() + 2_000;
+      while (flow.inflight > 0 && performance.now() < drainBy) await wait(10);
+      if (flow.inflight > 0) throw new Error(`${flow.inflight} msgs never arrived`);
+      const n = d1 - d0;
+      if (n === 0) throw new Error(`flow ${i} delivered nothing in round ${r}`);
+      if (r >= 0)
+        out[i]?.push({
+          msgPerSec: (n / (t1 - t0)) * 1_000,
+          cpuUsPerMsg: (c1 - c0) / 1_000 / n,
+          messages: n,
+        });
+    }
+  }
+  return out;
+}
+
+/**
  * Machines send `size`-byte msgs as fast as their phones receive them (a window of frames in
  * flight per pair), for SECONDS after a warm-up; CPU per message of each of `pids`.
  */
 export async function drive(ps: Pair[], size: number, pids: number[]) {
-  const nPairs = ps.length;
-  const window = size > 4_096 ? (nPairs > 1 ? 4 : 32) : nPairs > 1 ? 16 : 256;
+  const window = windowFor(size, ps.length);
   let delivered = 0;
   let running = true;
   for (const p of ps) {

@@ -14,9 +14,10 @@ import {
   type Role,
 } from '../protocol/index.ts';
 import type { Context } from './context.ts';
+import { idWords, loadedIdEquals } from './control-scan.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
-import { scanMsg, type ScannedMsg } from './scan.ts';
+import { ROOM_START, scanFast, scanMsgAfter } from './scan.ts';
 import { checkSubscription } from './push-endpoint.ts';
 import type { TimerHandle } from './timers.ts';
 
@@ -26,8 +27,14 @@ const BRACE = Buffer.from('}');
 
 type ErrorCode = RelayErrorCode;
 
-/** One room this socket joined; `bytes` is the id as the hot path compares it (latin1 = ASCII). */
-type Joined = { readonly room: string; readonly role: Role; readonly other: Role; bytes: Buffer };
+/** One room this socket joined; `words` is the id as the hot path compares it with the loaded
+ * frame (control-scan.ts idWords). */
+type Joined = {
+  readonly room: string;
+  readonly role: Role;
+  readonly other: Role;
+  readonly words: readonly number[];
+};
 
 export class Connection implements Peer {
   lastSeenMs: number;
@@ -108,10 +115,18 @@ export class Connection implements Peer {
         `frame is ${data.length} bytes, over the ${MAX_ENVELOPE_BYTES}-byte cap`,
       );
     }
+    const fast = scanFast(data);
+    if (fast > 0) {
+      // The common case: a push-free envelope whose payload the scan found printable ASCII, for
+      // a room this socket joined (its bytes equal a valid id's): the whole frame is ASCII, so
+      // valid UTF-8 without a second pass over it, and its own bytes go out as they came.
+      const j = this.joinedRoom(ROOM_START, fast);
+      if (j !== null) return this.ctx.rooms.broadcast(j.room, j.other, data);
+    }
     if (!isUtf8(data)) return this.error('bad-frame', 'frame is not valid UTF-8');
-    const scanned = scanMsg(data);
+    const scanned = scanMsgAfter(data, fast);
     if (scanned !== null) {
-      const j = this.joinedRoom(data, scanned);
+      const j = this.joinedRoom(scanned.roomStart, scanned.roomEnd);
       // Not a joined room (or not a valid id): the parser gives the exact reply.
       if (j === null) return this.onSlowFrame(data);
       // The common case: no push hint, so the frame's own bytes go out as they came.
@@ -125,18 +140,14 @@ export class Connection implements Peer {
     this.onSlowFrame(data);
   }
 
-  /** The joined room the scanned frame names, found by comparing bytes (no string built). */
-  private joinedRoom(data: Buffer, scanned: ScannedMsg): Joined | null {
+  /** The joined room named by bytes [start, end) of the frame scanFast loaded, found by
+   * comparing its bytes there (no string built). */
+  private joinedRoom(start: number, end: number): Joined | null {
     const joined = this.joined as Joined[];
-    const start = scanned.roomStart;
-    const n = scanned.roomEnd - start;
+    const n = end - start;
     for (let k = 0; k < joined.length; k++) {
       const j = joined[k] as Joined;
-      const bytes = j.bytes;
-      if (bytes.length !== n) continue;
-      let i = 0;
-      while (i < n && data[start + i] === bytes[i]) i++;
-      if (i === n) return j;
+      if (loadedIdEquals(start, n, j.words)) return j;
     }
     return null;
   }
@@ -205,7 +216,7 @@ export class Connection implements Peer {
         return this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
       if (now !== undefined)
         return this.error('bad-hello', `this socket already joined the room as ${now}`);
-      this.joined.push({ room, role, other: otherRole(role), bytes: Buffer.from(room, 'latin1') });
+      this.joined.push({ room, role, other: otherRole(role), words: idWords(room) });
       ctx.rooms.join(room, role, this);
       this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
       ctx.presence.joined(room, role);

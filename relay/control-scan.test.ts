@@ -3,7 +3,15 @@
 // field. scan() is checked against protocol's parser through scanMsg in scan.test.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPlain, loadFrame, MAX_SCAN_BYTES, SCANNER_WASM_BASE64 } from './control-scan.ts';
+import {
+  idWords,
+  isPlain,
+  loadedIdEquals,
+  loadFrame,
+  MAX_SCAN_BYTES,
+  SCANNER_WASM_BASE64,
+  unloadFrame,
+} from './control-scan.ts';
 import { assembleScanner } from './test-support/assemble-scan.ts';
 
 const plainRef = (b: Uint8Array, start: number, end: number) =>
@@ -61,5 +69,45 @@ describe('control-scan: the SIMD plain-string check', () => {
     expect(loadFrame(new Uint8Array(MAX_SCAN_BYTES).fill(0x41))).toBe(true);
     expect(isPlain(0, MAX_SCAN_BYTES)).toBe(true);
     expect(isPlain(0, MAX_SCAN_BYTES + 1)).toBe(false);
+  });
+
+  it('loadedIdEquals agrees with a byte-by-byte comparison, at any offset and length (property)', () => {
+    const id = fc.stringMatching(/^[A-Za-z0-9_-]{8,130}$/);
+    fc.assert(
+      fc.property(
+        id,
+        fc.nat(300),
+        fc.uint8Array({ maxLength: 400 }),
+        fc.option(fc.tuple(fc.nat(200), fc.integer({ min: -2, max: 2 }), fc.nat(255))),
+        (room, at, noise, plant) => {
+          // A frame holding the id (or a near miss: one byte changed, or another length).
+          const frame = Buffer.concat([Buffer.from(noise), Buffer.alloc(at + 200)]);
+          const start = Math.min(at, frame.length);
+          const bytes = Buffer.from(room, 'latin1');
+          bytes.copy(frame, start);
+          const n = plant === null ? room.length : Math.max(0, room.length + plant[1]);
+          if (plant !== null && plant[1] === 0) frame[start + (plant[0] % room.length)] = plant[2];
+          expect(loadFrame(frame)).toBe(true);
+          const same =
+            n === room.length &&
+            start + n <= frame.length &&
+            frame.subarray(start, start + n).equals(bytes);
+          expect(loadedIdEquals(start, n, idWords(room))).toBe(same);
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('loadedIdEquals matches nothing once the frame is unloaded or too large to load', () => {
+    const room = 'AbCdEfGh_-12345678901A';
+    const frame = Buffer.from(`{"kind":"msg","room":"${room}"}`);
+    expect(loadFrame(frame)).toBe(true);
+    expect(loadedIdEquals(22, room.length, idWords(room))).toBe(true);
+    unloadFrame();
+    expect(loadedIdEquals(22, room.length, idWords(room))).toBe(false);
+    expect(loadFrame(frame)).toBe(true);
+    expect(loadFrame(new Uint8Array(MAX_SCAN_BYTES + 1))).toBe(false);
+    expect(loadedIdEquals(22, room.length, idWords(room))).toBe(false);
   });
 });

@@ -152,6 +152,43 @@ describe('after hello: malformed frames get bad-frame and the socket stays open'
     expect(await c.hello(room, 'phone')).toMatchObject({ kind: 'hello-ok' });
   });
 
+  it('invalid UTF-8 in the payload of a canonical msg for a joined room gets bad-frame and is not forwarded; valid non-ASCII is forwarded verbatim', async () => {
+    // The hot path skips the separate UTF-8 pass only for all-ASCII frames: bytes >= 0x80 at the
+    // start, in the 16-byte vectors, and in the last bytes of a payload must still be checked.
+    const room = newRoom();
+    const m = await fx.client();
+    await m.hello(room, 'machine');
+    const p = await fx.client();
+    await p.hello(room, 'phone');
+    await m.nextFrame('presence');
+    const frame = (payload: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`{"kind":"msg","room":"${room}","payload":"`),
+        payload,
+        Buffer.from('"}'),
+      ]);
+    const bad = [Buffer.from([0xc3, 0x28]), Buffer.from([0xff]), Buffer.from([0xed, 0xa0, 0x80])];
+    for (const b of bad) {
+      for (const [before, after] of [
+        [0, 200],
+        [100, 100],
+        [200, 0],
+        [3, 1],
+      ] as const) {
+        m.send(frame(Buffer.concat([Buffer.alloc(before, 0x41), b, Buffer.alloc(after, 0x41)])));
+        expect(await m.nextFrame('error')).toEqual({
+          kind: 'error',
+          code: 'bad-frame',
+          message: 'frame is not valid UTF-8',
+        });
+      }
+    }
+    const ok = frame(Buffer.from(`${'A'.repeat(100)}é${'A'.repeat(100)}`));
+    m.send(ok);
+    expect(await p.nextRaw()).toBe(ok.toString('utf8'));
+    await m.expectNoFrame();
+  });
+
   it('D1: a binary frame after hello gets bad-frame', async () => {
     const room = newRoom();
     const c = await fx.client();

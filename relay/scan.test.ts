@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseClientFrame } from '../protocol/index.ts';
-import { roomOf, scanMsg } from './scan.ts';
+import { ROOM_START, roomOf, scanFast, scanMsg } from './scan.ts';
 
 const ROOM = 'AbCdEfGh_-12345678901A';
 const b = (s: string) => Buffer.from(s, 'utf8');
@@ -114,6 +114,35 @@ describe('scanMsg (hot path) agrees with parseClientFrame', () => {
           }
           if (n === 0 || /^[A-Za-z0-9+/=\u007fé]$/.test(stray)) expect(s).not.toBeNull();
           if (n > 0 && /^["\\\u0000-\u001f]$/.test(stray)) expect(s).toBeNull();
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('scanFast accepts only all-ASCII frames, so a joined room makes them valid UTF-8 unchecked (property)', () => {
+    // The relay skips its UTF-8 pass when scanFast > 0 and the room bytes equal a joined id.
+    const byte = fc.oneof(
+      { weight: 20, arbitrary: fc.constantFrom(0x41, 0x2b, 0x3d, 0x7f) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xff }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(byte, { maxLength: 300 }),
+        fc.constantFrom('"}', '","push":null}'),
+        (bytes, tail) => {
+          const frame = Buffer.concat([
+            b(`{"kind":"msg","room":"${ROOM}","payload":"`),
+            Buffer.from(bytes),
+            b(tail),
+          ]);
+          const end = scanFast(frame);
+          if (end > 0) {
+            expect(frame.subarray(ROOM_START, end).toString('latin1')).toBe(ROOM);
+            expect(frame.every((x) => x >= 0x20 && x < 0x80)).toBe(true);
+          }
+          if (bytes.every((x) => x >= 0x20 && x < 0x80 && x !== 0x22 && x !== 0x5c))
+            expect(end).toBeGreaterThan(0);
         },
       ),
       { numRuns: 3_000 },

@@ -1,4 +1,4 @@
-import { isPlain, loadFrame, scanLoaded } from './control-scan.ts';
+import { isPlain, loadFrame, scanLoaded, unloadFrame } from './control-scan.ts';
 
 // Hot path (issue 3 §7): recognise the canonical `msg` envelope that our own clients write
 //   {"kind":"msg","room":"<id>","payload":"<b64>"[,"push":null|{"payload":"<b64>"[,"tag":"<t>"]}]}
@@ -61,11 +61,33 @@ const result: ScannedMsg = {
   pushTag: null,
 };
 
-/** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. */
+/** Where the room id starts in a canonical envelope. */
+export const ROOM_START = PREFIX.length;
+
+/**
+ * The push-free envelopes (almost every frame) in one WebAssembly call: the room's end offset
+ * (room at [ROOM_START, end)) when `b` is `{"kind":"msg","room":"…","payload":"<printable
+ * ASCII, no quote or backslash>"}` (or `…,"push":null}`), 0 when it is no canonical msg, -1 when
+ * only scanMsgAfter can tell. Needs no UTF-8 check first: an accepted frame whose room bytes
+ * equal a valid room id's is all ASCII. Leaves the frame loaded for scanMsgAfter.
+ */
+export function scanFast(b: Buffer): number {
+  if (b.length < MIN_MSG_BYTES) {
+    unloadFrame();
+    return 0;
+  }
+  if (!loadFrame(b)) return 0;
+  return scanLoaded();
+}
+
+/** Returns the (reused) scan of a canonical msg envelope, or null to take the slow path. The
+ * frame must be valid UTF-8. */
 export function scanMsg(b: Buffer): ScannedMsg | null {
-  if (b.length < MIN_MSG_BYTES || !loadFrame(b)) return null;
-  // The push-free envelopes (almost every frame) in one WebAssembly call.
-  const roomEnd = scanLoaded();
+  return scanMsgAfter(b, scanFast(b));
+}
+
+/** scanMsg, given scanFast(b) just before (the frame still loaded); b must be valid UTF-8. */
+export function scanMsgAfter(b: Buffer, roomEnd: number): ScannedMsg | null {
   if (roomEnd > 0) {
     result.roomStart = PREFIX.length;
     result.roomEnd = roomEnd;
@@ -75,7 +97,8 @@ export function scanMsg(b: Buffer): ScannedMsg | null {
     return result;
   }
   if (roomEnd === 0) return null;
-  // Maybe a push object (a machine's hint): the same checks field by field.
+  // Maybe a push object (a machine's hint), or a payload with bytes the SIMD pass leaves to this
+  // exact path (non-ASCII, control): the same checks field by field.
   if (!startsAt(b, 0, PREFIX)) return null;
   // The room's closing quote, by memchr. Its bytes are not checked here: the relay matches them
   // byte for byte against the rooms the socket joined (valid ids), and anything else goes to

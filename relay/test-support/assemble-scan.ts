@@ -35,8 +35,8 @@ const load = (offset: number) => [0xfd, 0x00, 0x00, ...leb(offset)];
 const store = (offset: number) => [0xfd, 0x0b, 0x00, ...leb(offset)];
 const load8 = [0x2d, 0x00, 0x00];
 const simd = (op: number) => [0xfd, ...leb(op)];
-const [EQ, LT_U, XOR, OR, ANY_TRUE, ALL_TRUE, BITMASK, MIN_U] = [
-  0x23, 0x26, 0x51, 0x50, 0x53, 0x63, 0x64, 0x77,
+const [EQ, LT_S, LT_U, XOR, OR, ANY_TRUE, ALL_TRUE, BITMASK, MIN_S, MIN_U, SPLAT] = [
+  0x23, 0x25, 0x26, 0x51, 0x50, 0x53, 0x63, 0x64, 0x76, 0x77, 0x0f,
 ].map(simd) as number[][];
 const [I32_EQZ, I32_EQ, I32_NE, I32_LT_U, I32_GT_U, I32_GE_U] = [
   [0x45],
@@ -96,9 +96,10 @@ function scan(): number[] {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
   ];
   const PREFIX = '{"kind":"msg","room":"';
-  // step(o): fold the 16 bytes at i + o into the control and quote/backslash minima
+  // step(o): fold the 16 bytes at i + o into the signed minimum (a lane below 0x20 means a
+  // control byte or a byte >= 0x80) and the quote/backslash minimum
   const step = (o: number) => [
-    ...get(CTL), ...get(I), ...load(o), ...tee(V), ...MIN_U!, ...set(CTL),
+    ...get(CTL), ...get(I), ...load(o), ...tee(V), ...MIN_S!, ...set(CTL),
     ...get(V), ...splat(0x22), ...XOR!, ...set(X),
     ...get(BQ), ...get(X), ...get(X), ...splat(0x7e), ...XOR!, ...MIN_U!, ...MIN_U!, ...set(BQ),
   ]; // prettier-ignore
@@ -133,7 +134,7 @@ function scan(): number[] {
     ...END,
     ...get(P_END), ...get(P_START), ...I32_LT_U!, ...IF, ...ret(0), ...END,
     // the payload [pStart, pEnd): 64, then 16 bytes per turn, then byte by byte
-    ...get(P_START), ...set(I), ...splat(0xff), ...tee(CTL), ...set(BQ),
+    ...get(P_START), ...set(I), ...splat(0x7f), ...tee(CTL), ...set(BQ),
     ...BLOCK, ...LOOP,
     ...get(I), ...i32(64), ...I32_ADD!, ...get(P_END), ...I32_GT_U!, ...brIf(1),
     ...step(0), ...step(16), ...step(32), ...step(48),
@@ -146,13 +147,16 @@ function scan(): number[] {
     ...END, ...END,
     ...BLOCK, ...LOOP,
     ...get(I), ...get(P_END), ...I32_GE_U!, ...brIf(1),
-    ...get(I), ...load8, ...tee(B), ...i32(0x20), ...I32_LT_U!,
-    ...get(B), ...i32(0x22), ...I32_EQ!, ...I32_OR!, ...get(B), ...i32(0x5c), ...I32_EQ!, ...I32_OR!,
+    ...get(I), ...load8, ...tee(B), ...i32(0x22), ...I32_EQ!,
+    ...get(B), ...i32(0x5c), ...I32_EQ!, ...I32_OR!,
     ...IF, ...ret(0), ...END,
+    ...get(CTL), ...get(B), ...SPLAT!, ...MIN_S!, ...set(CTL),
     ...get(I), ...i32(1), ...I32_ADD!, ...set(I), ...br(0),
     ...END, ...END,
-    ...get(CTL), ...splat(0x20), ...LT_U!, ...get(BQ), ...splat(0), ...EQ!, ...OR!, ...ANY_TRUE!,
-    ...IF, ...ret(0), ...END,
+    ...get(BQ), ...splat(0), ...EQ!, ...ANY_TRUE!, ...IF, ...ret(0), ...END,
+    // a control byte (invalid JSON) or non-ASCII (valid UTF-8 was not checked here): the
+    // field-by-field path decides exactly
+    ...get(CTL), ...splat(0x20), ...LT_S!, ...ANY_TRUE!, ...IF, ...ret(-1), ...END,
     ...get(ROOM_END),
     ...END,
   ]; // prettier-ignore
