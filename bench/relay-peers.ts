@@ -4,7 +4,7 @@
 import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type net from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
@@ -20,6 +20,18 @@ export const MEMORY_SOCKETS = arg('sockets', 10_000);
 const MAX_MESSAGES_PER_RUN = 5_000_000;
 const READY_LIMIT_MS = 10_000;
 const CLK_TCK = 100;
+
+/** A free loopback port (redis-server refuses --port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 export const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const median = (xs: number[]) =>

@@ -9,24 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import net from 'node:net';
-import { built, drive, launch, pairs, SECONDS, wait, type Proc } from './relay-peers.ts';
+import { built, drive, freePort, launch, pairs, SECONDS, wait, type Proc } from './relay-peers.ts';
 
 const SIZE = Number(process.env.SIZE ?? 16_384);
 const PAIRS = Number(process.env.PAIRS ?? 1);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLK_TCK = 100;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 const port = await freePort();
 const rdir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-ab-'));
 const redisArgs = [

@@ -8,7 +8,6 @@
 // p50/p99 forward latency at a fixed offered rate, and memory per idle joined socket on a
 // replica and in Redis. Options: --rounds N (3), --seconds S (2), --sockets N (10000).
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -19,6 +18,7 @@ import {
   connectPeer,
   drive,
   fmt,
+  freePort,
   launch,
   load,
   M,
@@ -41,17 +41,6 @@ const LATENCY_ROUNDS = 3;
 const LATENCY_RATE_PER_SEC = 2_000;
 const LATENCY_ROOMS = 100;
 const REDIS_SERVER = '/usr/bin/redis-server';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedisServer(): Promise<Proc & { url: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));

@@ -3,12 +3,9 @@
 // plain node, with EXEC_NODE_FLAGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p") and lane (this
 // process: run it with `node --cpu-prof --import tsx …`). Prints the medians of MiB/s and of the
 // CPU per 64 MiB (user + kernel) of both processes; VERBOSE=1 prints every round.
-import { join } from 'node:path';
-import { ALICE, startTestLane } from '../../test-support/lane-fixture.ts';
-import { enrollDevice } from '../enroll.ts';
+import { enrolledLane } from './enrolled-lane.ts';
 import { bundleExecutor } from '../test-support/child.ts';
 import { spawn } from 'node:child_process';
-import { makeTmpDirs } from '../test-support/tmp.ts';
 import { readFileSync } from 'node:fs';
 
 const MIB = 1024 * 1024;
@@ -19,19 +16,7 @@ const procCpu = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return { u: Number(f[11]) * 10, s: Number(f[12]) * 10 };
 };
-const tmp = makeTmpDirs();
-const t = await startTestLane({ defaultTimeoutMs: 120_000 });
-const workspace = tmp.make('dsh-bench-ws-');
-const keyDir = join(tmp.make('dsh-bench-keys-'), 'keys');
-const { token } = t.lane.issueEnrollmentToken('alice');
-const enrolled = await enrollDevice({
-  server: t.lane.url,
-  token,
-  userToken: ALICE,
-  workspaceRoot: workspace,
-  keyDir,
-});
-if (!enrolled.ok) throw new Error(enrolled.message);
+const { tmp, t, keyDir, deviceId } = await enrolledLane();
 const main = await bundleExecutor();
 const flags = (process.env.EXEC_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const cp = spawn(
@@ -40,8 +25,8 @@ const cp = spawn(
   { stdio: ['ignore', 'inherit', 'inherit'] },
 );
 const child = { pid: cp.pid as number, child: cp, exited: new Promise((r) => cp.once('exit', r)) };
-await t.audited((e) => e.event === 'generation_acked' && e.deviceId === enrolled.deviceId, 15_000);
-await t.lane.dispatch(enrolled.deviceId, {
+await t.audited((e) => e.event === 'generation_acked' && e.deviceId === deviceId, 15_000);
+await t.lane.dispatch(deviceId, {
   kind: 'execStream',
   args: { command: 'head -c 67108864 /dev/zero' },
   timeoutMs: 120_000,
@@ -51,7 +36,7 @@ for (let r = 0; r < REPS; r++) {
   const c0 = process.cpuUsage();
   const e0 = procCpu(child.pid);
   const t0 = performance.now();
-  const d = t.lane.dispatch(enrolled.deviceId, {
+  const d = t.lane.dispatch(deviceId, {
     kind: 'execStream',
     args: { command: COMMAND },
     timeoutMs: 120_000,

@@ -12,6 +12,7 @@
 //     concatenation vs JSON.stringify, Ed25519 signing with node:crypto vs tweetnacl.
 // Bounded: BENCH_DEVICE_MIB (default 256) of output per stream, BENCH_DEVICE_REPS rounds,
 // BENCH_DEVICE_RTT (default 400) round trips.
+import { enrolledLane } from './enrolled-lane.ts';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -21,14 +22,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { WebSocketServer } from 'ws';
-import { ALICE, startTestLane } from '../../test-support/lane-fixture.ts';
 import {
   dataChunkFrameWriter,
   encodeDataChunkFrame,
   parseDeviceFrame,
   parseDeviceFrameBytes,
 } from '../../wire/index.ts';
-import { enrollDevice } from '../enroll.ts';
 import { realClock } from '../clock.ts';
 import { makeChunker } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
@@ -36,7 +35,6 @@ import { runExec } from '../exec/run-exec.ts';
 import { CHUNK_COALESCE_MS } from '../limits.ts';
 import { makeGroupJournal } from '../proc/group-journal.ts';
 import { spawnExecutor } from '../test-support/child.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
 
 const MIB = 1024 * 1024;
 const OUTPUT_MIB = Number(process.env.BENCH_DEVICE_MIB ?? 256);
@@ -209,20 +207,7 @@ const executorAlone = async (): Promise<number> => {
 };
 
 const main = async () => {
-  const tmp = makeTmpDirs();
-  const t = await startTestLane({ defaultTimeoutMs: 120_000 });
-  const workspace = tmp.make('dsh-bench-ws-');
-  const keyDir = join(tmp.make('dsh-bench-keys-'), 'keys');
-  const { token } = t.lane.issueEnrollmentToken('alice');
-  const enrolled = await enrollDevice({
-    server: t.lane.url,
-    token,
-    userToken: ALICE,
-    workspaceRoot: workspace,
-    keyDir,
-  });
-  if (!enrolled.ok) throw new Error(enrolled.message);
-  const deviceId = enrolled.deviceId;
+  const { tmp, t, workspace, keyDir, deviceId } = await enrolledLane();
   const child = await spawnExecutor(['serve', '--key-dir', keyDir, '--log-level', 'warn']);
   try {
     await t.audited((e) => e.event === 'generation_acked' && e.deviceId === deviceId, 15_000);
