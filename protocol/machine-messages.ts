@@ -10,6 +10,7 @@ import {
   oneOf,
   optBool,
   optId,
+  optInt,
   optStr,
   str,
   strings,
@@ -22,6 +23,7 @@ import {
   MAX_TRANSCRIPT_ENTRIES,
   base,
   capabilities,
+  openCards,
   parseSession,
   questionItem,
   reason,
@@ -52,26 +54,31 @@ export const MACHINE_PARSERS: {
         o.allowedRoots === undefined ? undefined : strings(o, 'allowedRoots', MAX_ALLOWED_ROOTS),
       capabilities: o.capabilities === undefined ? undefined : capabilities(o.capabilities),
       pushReceipt: o.pushReceipt === undefined ? undefined : pushReceipt(o.pushReceipt),
+      instance: optId(o, 'instance'),
     }),
-  'session.snapshot': (o) => ({
-    ...base(o),
-    type: 'session.snapshot',
-    sessions: list(o, 'sessions', MAX_SESSIONS, parseSession),
-  }),
+  'session.snapshot': (o) =>
+    defined({
+      ...base(o),
+      type: 'session.snapshot',
+      sessions: list(o, 'sessions', MAX_SESSIONS, parseSession),
+      open: o.open === undefined ? undefined : openCards(o.open),
+    }),
   'session.update': (o) => ({
     ...base(o),
     type: 'session.update',
     session: parseSession(o.session),
   }),
-  'approval.request': (o) => ({
-    ...base(o),
-    type: 'approval.request',
-    approvalId: id(o, 'approvalId'),
-    sessionId: id(o, 'sessionId'),
-    title: str(o, 'title'),
-    detail: str(o, 'detail'),
-    createdAt: int(o, 'createdAt'),
-  }),
+  'approval.request': (o) =>
+    defined({
+      ...base(o),
+      type: 'approval.request',
+      approvalId: id(o, 'approvalId'),
+      sessionId: id(o, 'sessionId'),
+      title: str(o, 'title'),
+      detail: str(o, 'detail'),
+      createdAt: int(o, 'createdAt'),
+      expiresAt: optInt(o, 'expiresAt'),
+    }),
   'approval.closed': (o) => ({
     ...base(o),
     type: 'approval.closed',
@@ -96,14 +103,15 @@ export const MACHINE_PARSERS: {
       items.map((x) => x.id),
       'item ids',
     );
-    return {
+    return defined({
       ...base(o),
       type: 'question.request',
       questionId: id(o, 'questionId'),
       sessionId: id(o, 'sessionId'),
       items,
       createdAt: int(o, 'createdAt'),
-    };
+      expiresAt: optInt(o, 'expiresAt'),
+    });
   },
   'question.closed': (o) => ({
     ...base(o),

@@ -21,6 +21,7 @@ import {
 } from './check.ts';
 import type {
   Capabilities,
+  OpenCards,
   QuestionAnswer,
   QuestionItem,
   Session,
@@ -34,6 +35,8 @@ export const MAX_ALLOWED_ROOTS = 256;
 export const MAX_QUESTION_ITEMS = 32;
 export const MAX_QUESTION_OPTIONS = 64;
 export const MAX_TRANSCRIPT_ENTRIES = 2000;
+/** E1: ids per list of `session.snapshot.open`. */
+export const MAX_OPEN_CARDS = 1000;
 
 export type Parser<T> = (o: Fields) => T;
 
@@ -52,6 +55,13 @@ export function capabilities(v: unknown): Capabilities {
     fullAccessDispatch: optBool(c, 'fullAccessDispatch') ?? false,
     questionForwarding: optBool(c, 'questionForwarding') ?? false,
   };
+}
+
+/** E1: a list of pending ids; each id is bounded like every other id. */
+export function openCards(v: unknown): OpenCards {
+  const o = obj(v, 'open');
+  const ids = (key: string) => list(o, key, MAX_OPEN_CARDS, (x) => id({ id: x }, 'id'));
+  return { approvals: ids('approvals'), questions: ids('questions') };
 }
 
 function step(v: unknown): SessionStep {

@@ -69,8 +69,12 @@ export type MachineStatus = Base<'machine.status'> & {
   capabilities?: Capabilities;
   /** Additive: the last push outcome for this room (push-receipt.ts). Absent = none yet / old machine. */
   pushReceipt?: PushReceipt;
+  /** E1: a random id made when the machine process starts; a change means it restarted. */
+  instance?: string;
 };
-export type SessionSnapshot = Base<'session.snapshot'> & { sessions: Session[] };
+/** E1: the approval and question ids still pending at the machine when the snapshot was built. */
+export type OpenCards = { approvals: string[]; questions: string[] };
+export type SessionSnapshot = Base<'session.snapshot'> & { sessions: Session[]; open?: OpenCards };
 export type SessionUpdate = Base<'session.update'> & { session: Session };
 export type ApprovalRequest = Base<'approval.request'> & {
   approvalId: string;
@@ -78,6 +82,8 @@ export type ApprovalRequest = Base<'approval.request'> & {
   title: string;
   detail: string;
   createdAt: number;
+  /** E1: unix ms when the machine will close it as `expired`; absent = it does not say. */
+  expiresAt?: number;
 };
 export type ApprovalClosed = Base<'approval.closed'> & {
   approvalId: string;
@@ -90,6 +96,8 @@ export type QuestionRequest = Base<'question.request'> & {
   sessionId: string;
   items: QuestionItem[];
   createdAt: number;
+  /** E1: unix ms when the machine will close it as `expired`; absent = it does not say. */
+  expiresAt?: number;
 };
 export type QuestionClosed = Base<'question.closed'> & {
   questionId: string;

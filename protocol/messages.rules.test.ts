@@ -20,17 +20,17 @@ type Parse = (v: unknown) => MessageResult<unknown>;
 const MACHINE_FIELDS: Record<keyof typeof MACHINE_MESSAGES, [string[], string[]]> = {
   'machine.status': [
     ['machine', 'pluginVersion'],
-    ['dshVersion', 'allowedRoots', 'capabilities', 'pushReceipt'],
+    ['dshVersion', 'allowedRoots', 'capabilities', 'pushReceipt', 'instance'],
   ],
-  'session.snapshot': [['sessions'], []],
+  'session.snapshot': [['sessions'], ['open']],
   'session.update': [['session'], []],
-  'approval.request': [['approvalId', 'sessionId', 'title', 'detail', 'createdAt'], []],
+  'approval.request': [['approvalId', 'sessionId', 'title', 'detail', 'createdAt'], ['expiresAt']],
   'approval.closed': [['approvalId', 'resolution'], []],
   'dispatch.result': [
     ['requestId', 'ok'],
     ['sessionId', 'error', 'note', 'reason'],
   ],
-  'question.request': [['questionId', 'sessionId', 'items', 'createdAt'], []],
+  'question.request': [['questionId', 'sessionId', 'items', 'createdAt'], ['expiresAt']],
   'question.closed': [['questionId', 'resolution'], []],
   'turn.final': [['sessionId', 'ok', 'summary'], ['reason']],
   transcript: [
@@ -414,5 +414,42 @@ describe('transcript entries', () => {
   });
   it('transcript.get before must be a non-negative integer', () => {
     expectInvalid(parsePhoneMessage({ ...PHONE_MESSAGES['transcript.get'], before: -1 }), 'before');
+  });
+});
+
+describe('E1: cards that match the machine', () => {
+  const snapshot = (open: unknown) =>
+    parseMachineMessage({ ...MACHINE_MESSAGES['session.snapshot'], open });
+  it('E1: a snapshot keeps the pending ids it names', () => {
+    const r = snapshot({ approvals: ['a-1', 'a-2'], questions: ['q-1'] });
+    expect(r.ok && r.value.type === 'session.snapshot' && r.value.open).toEqual({
+      approvals: ['a-1', 'a-2'],
+      questions: ['q-1'],
+    });
+  });
+  it('E1: a snapshot without open stays without it (older machine: fallback)', () => {
+    const r = parseMachineMessage(without(MACHINE_MESSAGES['session.snapshot'], 'open'));
+    expect(r.ok && r.value.type === 'session.snapshot' && 'open' in r.value).toBe(false);
+  });
+  it.each([
+    [{ approvals: ['a'] }, 'questions'],
+    [{ approvals: [''], questions: [] }, 'approvals[0]'],
+    [{ approvals: [7], questions: [] }, 'approvals[0]'],
+    [[], 'open'],
+  ])('E1: a malformed open %j invalidates the snapshot, never half-read', (open, field) => {
+    expectInvalid(snapshot(open), field);
+  });
+  it('E1: instance and expiresAt are read; a bad one is invalid', () => {
+    const s = parseMachineMessage(MACHINE_MESSAGES['machine.status']);
+    expect(s.ok && s.value.type === 'machine.status' && s.value.instance).toBe(
+      MACHINE_MESSAGES['machine.status'].instance,
+    );
+    expectInvalid(
+      parseMachineMessage({ ...MACHINE_MESSAGES['machine.status'], instance: '' }),
+      'instance',
+    );
+    for (const type of ['approval.request', 'question.request'] as const) {
+      expectInvalid(parseMachineMessage({ ...MACHINE_MESSAGES[type], expiresAt: -1 }), 'expiresAt');
+    }
   });
 });

@@ -17,6 +17,7 @@ import type { Ok } from './result.ts';
 export * from './message-types.ts';
 export {
   MAX_ALLOWED_ROOTS,
+  MAX_OPEN_CARDS,
   MAX_QUESTION_ITEMS,
   MAX_QUESTION_OPTIONS,
   MAX_SESSIONS,

@@ -36,8 +36,15 @@ export const MACHINE_MESSAGES = {
     dshVersion: '1.4.0',
     allowedRoots: ['/home/me'],
     capabilities: { fullAccessDispatch: true, questionForwarding: true },
+    instance: '0f6b3c1e-5d2a-4b7e-9c41-2a8d7e6f1b30',
   },
-  'session.snapshot': { v: 1, type: 'session.snapshot', ts: TS, sessions: [SESSION] },
+  'session.snapshot': {
+    v: 1,
+    type: 'session.snapshot',
+    ts: TS,
+    sessions: [SESSION],
+    open: { approvals: ['a-1'], questions: [] },
+  },
   'session.update': { v: 1, type: 'session.update', ts: TS, session: SESSION },
   'approval.request': {
     v: 1,
@@ -48,6 +55,7 @@ export const MACHINE_MESSAGES = {
     title: 'Run bash',
     detail: 'rm -rf build/',
     createdAt: TS,
+    expiresAt: TS + 1_800_000,
   },
   'approval.closed': {
     v: 1,
@@ -74,6 +82,7 @@ export const MACHINE_MESSAGES = {
     sessionId: 's-1',
     items: [QUESTION_ITEM],
     createdAt: TS,
+    expiresAt: TS + 1_800_000,
   },
   'question.closed': {
     v: 1,
