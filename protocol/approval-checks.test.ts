@@ -45,6 +45,13 @@ describe('E3: edits', () => {
   it('E3: an edit on a request that was not editable is refused with not-editable', () => {
     expect(approvalRespondRefusal(plain, { ...allow, edited: 'npm test' })).toBe('not-editable');
   });
+  it('E2 + E3: an edited allow is never remembered, even where the scope was offered', () => {
+    const both2: Offer = { ...both, ...editable };
+    expect(approvalRespondRefusal(both2, { ...allow, scope: 'session', edited: 'x' })).toBe(
+      'scope-not-offered',
+    );
+    expect(approvalRespondRefusal(both2, { ...allow, scope: 'once', edited: 'x' })).toBeNull();
+  });
   it('E3: an edit on an editable request is accepted; on a deny it is refused', () => {
     expect(approvalRespondRefusal(editable, { ...allow, edited: 'npm run lint' })).toBeNull();
     expect(approvalRespondRefusal(editable, { ...deny, edited: 'x' })).toBe('not-editable');

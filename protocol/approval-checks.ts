@@ -17,7 +17,8 @@ export type ApprovalRefusal = 'scope-not-offered' | 'not-editable' | 'presence-r
 
 /**
  * Null when the respond may be acted on, else the E8 reason to refuse it with, checked in this
- * order: a scope the request did not offer (E2; only an allow may be remembered), an edit on a
+ * order: a scope the request did not offer (E2; only an allow may be remembered, and never an
+ * edited one), an edit on a
  * request that was not editable (E3; only an allow may be edited), an allow without an assertion
  * on a request that needs presence (E7; a deny never does). Whether the assertion verifies is
  * the machine's own check (`presence-invalid`).
@@ -25,10 +26,12 @@ export type ApprovalRefusal = 'scope-not-offered' | 'not-editable' | 'presence-r
 export function approvalRespondRefusal(request: Offer, respond: Answer): ApprovalRefusal | null {
   const scope = respond.scope ?? 'once';
   const allow = respond.decision === 'allow';
-  if (scope !== 'once' && (!allow || !offeredScopes(request).includes(scope))) {
+  const edited = respond.edited !== undefined;
+  const remembered = scope !== 'once';
+  if (remembered && (!allow || edited || !offeredScopes(request).includes(scope))) {
     return 'scope-not-offered';
   }
-  if (respond.edited !== undefined && (!allow || request.editable === undefined)) {
+  if (edited && (!allow || request.editable === undefined)) {
     return 'not-editable';
   }
   if (allow && request.presence === true && respond.presence === undefined) {

@@ -105,7 +105,7 @@ describe('E2: remembered approvals', () => {
     expectInvalid(machine('approval.request', { tool: '' }), 'tool');
   });
   it.each(['once', 'session', 'always'])('E2: an allow with scope %s is read as sent', (scope) => {
-    const r = value(phone('approval.respond', { scope }));
+    const r = value(phone('approval.respond', { scope, edited: undefined }));
     expect(r.type === 'approval.respond' && r.scope).toBe(scope);
   });
   it('E2: an absent scope stays absent (it means once)', () => {
@@ -170,6 +170,12 @@ describe('E3: allow with changes', () => {
     const r = phone('approval.respond', { decision: 'deny', scope: undefined });
     expectInvalid(r, 'edited', 'not-editable');
     expect(r).toMatchObject({ requestId: 'r-3' });
+  });
+  it('E2 + E3: an edited allow is once only: with session or always it is invalid (scope-not-offered)', () => {
+    for (const scope of ['session', 'always']) {
+      expectInvalid(phone('approval.respond', { scope }), 'once only', 'scope-not-offered');
+    }
+    expect(phone('approval.respond', { scope: 'once' }).ok).toBe(true);
   });
   it('E3: approval.closed edited is true or absent; false is invalid', () => {
     expectInvalid(machine('approval.closed', { edited: false }), 'edited');

@@ -33,8 +33,8 @@ const presence = (o: Fields) =>
 
 /**
  * E2/E3: a scope other than `once` and an edit only ride on an allow (a deny is never remembered,
- * never edited). An unknown scope is one no request offered. Refused with the extension's reason
- * code so the machine can answer it and the approval stays pending.
+ * never edited), and never together. An unknown scope is one no request offered. Refused with the
+ * extension's reason code so the machine can answer it and the approval stays pending.
  */
 function respondExtras(o: Fields, decision: string): Pick<ApprovalRespond, 'scope' | 'edited'> {
   if (o.scope !== undefined && !isMember(APPROVAL_SCOPES, o.scope)) {
@@ -46,6 +46,11 @@ function respondExtras(o: Fields, decision: string): Pick<ApprovalRespond, 'scop
   }
   if (decision !== 'allow' && o.edited !== undefined) {
     throw new Invalid('edited applies to allow only', 'not-editable');
+  }
+  // A rule's key describes the request as asked; remembering it for an edited command would
+  // allow later what the owner just chose to change.
+  if (o.edited !== undefined && scope !== undefined && scope !== 'once') {
+    throw new Invalid('an edited allow is once only', 'scope-not-offered');
   }
   return { scope, edited: edited(o) };
 }

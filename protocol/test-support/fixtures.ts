@@ -220,7 +220,7 @@ export const PHONE_MESSAGES = {
     approvalId: 'a-1',
     decision: 'allow',
     phoneId: PHONE_ID,
-    scope: 'session',
+    scope: 'once',
     edited: 'rm -rf build/tmp/',
     presence: PRESENCE,
   },

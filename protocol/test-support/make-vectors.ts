@@ -272,6 +272,12 @@ export function messageVectors() {
       expect: { invalid: true, reason: 'scope-not-offered' },
     },
     {
+      name: 'E2 + E3: an edited allow with a remembered scope',
+      parser: 'phone',
+      input: { ...respond, scope: 'session' },
+      expect: { invalid: true, reason: 'scope-not-offered' },
+    },
+    {
       name: 'E3: a deny with an edit',
       parser: 'phone',
       input: { ...respond, decision: 'deny', scope: undefined },
