@@ -150,6 +150,20 @@ export function unique(ids: string[], what: string): void {
   if (new Set(ids).size !== ids.length) throw new Invalid(`${what} must be unique`);
 }
 
+/** A bounded list whose entries each carry an id that must not repeat (`what` names the ids). */
+export function uniqueList<T>(
+  o: Fields,
+  key: string,
+  max: number,
+  item: (v: unknown) => T,
+  idOf: (t: T) => string,
+  what: string,
+): T[] {
+  const out = list(o, key, max, item);
+  unique(out.map(idOf), what);
+  return out;
+}
+
 /** Copies only the optional fields that are present, so results carry no `undefined` keys. */
 export function defined<T extends object>(o: T): T {
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];

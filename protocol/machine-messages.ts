@@ -27,7 +27,7 @@ import {
   optTrue,
   str,
   strings,
-  unique,
+  uniqueList,
 } from './check.ts';
 import {
   MAX_ALLOWED_ROOTS,
@@ -119,12 +119,8 @@ export const MACHINE_PARSERS: {
       ...reason(o),
     }),
   'question.request': (o) => {
-    const items = list(o, 'items', MAX_QUESTION_ITEMS, questionItem);
+    const items = uniqueList(o, 'items', MAX_QUESTION_ITEMS, questionItem, (x) => x.id, 'item ids');
     if (items.length === 0) throw new Invalid('items must not be empty');
-    unique(
-      items.map((x) => x.id),
-      'item ids',
-    );
     return defined({
       ...base(o),
       type: 'question.request',
@@ -171,22 +167,20 @@ export const MACHINE_PARSERS: {
       sessionId: optId(o, 'sessionId'),
       ...reason(o),
     }),
-  rules: (o) => {
-    const rules = list(o, 'rules', MAX_RULES, ruleEntry);
-    unique(
-      rules.map((r) => r.ruleId),
-      'rule ids',
-    );
-    return defined({ ...base(o), type: 'rules', requestId: optId(o, 'requestId'), rules });
-  },
-  phones: (o) => {
-    const phones = list(o, 'phones', MAX_PHONES, phoneEntry);
-    unique(
-      phones.map((p) => p.phoneId),
-      'phone ids',
-    );
-    return defined({ ...base(o), type: 'phones', requestId: optId(o, 'requestId'), phones });
-  },
+  rules: (o) =>
+    defined({
+      ...base(o),
+      type: 'rules',
+      requestId: optId(o, 'requestId'),
+      rules: uniqueList(o, 'rules', MAX_RULES, ruleEntry, (r) => r.ruleId, 'rule ids'),
+    }),
+  phones: (o) =>
+    defined({
+      ...base(o),
+      type: 'phones',
+      requestId: optId(o, 'requestId'),
+      phones: uniqueList(o, 'phones', MAX_PHONES, phoneEntry, (p) => p.phoneId, 'phone ids'),
+    }),
   // The box is only checked for shape here; rotate-box.ts opens it (and says why it did not).
   'room.rotate': (o) => ({
     ...base(o),

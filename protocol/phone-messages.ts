@@ -6,13 +6,12 @@ import {
   bool,
   defined,
   id,
-  list,
   oneOf,
   optId,
   optInt,
   optStr,
   str,
-  unique,
+  uniqueList,
   type Fields,
 } from './check.ts';
 import {
@@ -106,9 +105,12 @@ export const PHONE_PARSERS: {
       text: str(o, 'text'),
     }),
   'question.respond': (o) => {
-    const answers = list(o, 'answers', MAX_QUESTION_ITEMS, answer);
-    unique(
-      answers.map((a) => a.itemId),
+    const answers = uniqueList(
+      o,
+      'answers',
+      MAX_QUESTION_ITEMS,
+      answer,
+      (a) => a.itemId,
       'answer item ids',
     );
     return defined({

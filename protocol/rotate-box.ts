@@ -3,11 +3,11 @@
 // phone's public key, machine's secret key)). Opening never throws: a box from another sender,
 // for another phone, or changed on the way is a failure value with a code.
 import nacl from 'tweetnacl';
-import { fromBase64, fromBase64Url, toBase64, utf8Decode, utf8Encode } from './bytes.ts';
+import { openBoxed, sealBoxed } from './boxed.ts';
+import { fromBase64, fromBase64Url, toBase64 } from './bytes.ts';
 import { BOX_KEY_BYTES } from './limits.ts';
 import { checkRelay } from './pairing.ts';
 import { SECRET_BYTES } from './keys.ts';
-import { BOX_OVERHEAD_BYTES, NONCE_BYTES } from './seal.ts';
 import { err, ok, type Result } from './result.ts';
 
 export type BoxKeyPair = { publicKey: Uint8Array; secretKey: Uint8Array };
@@ -72,14 +72,8 @@ export function sealRoomRotate(
   }
   const relayProblem = checkRelay(contents.relay);
   if (relayProblem !== null) throw new RangeError(relayProblem);
-  const n = nonce ?? nacl.randomBytes(NONCE_BYTES);
-  if (n.length !== NONCE_BYTES) throw new RangeError(`a nonce is ${NONCE_BYTES} bytes`);
-  const plain = utf8Encode(JSON.stringify({ secret: contents.secret, relay: contents.relay }));
-  const box = nacl.box(plain, n, phoneBoxKey, machineSecretKey);
-  const out = new Uint8Array(n.length + box.length);
-  out.set(n);
-  out.set(box, n.length);
-  return toBase64(out);
+  const plain = { secret: contents.secret, relay: contents.relay };
+  return sealBoxed(plain, (m, n) => nacl.box(m, n, phoneBoxKey, machineSecretKey), nonce);
 }
 
 /**
@@ -96,27 +90,9 @@ export function openRoomRotate(
   if (!sizes.every((k) => k instanceof Uint8Array && k.length === BOX_KEY_BYTES)) {
     return err('bad-key', `A box key is not ${BOX_KEY_BYTES} bytes.`);
   }
-  const bytes = typeof box === 'string' ? fromBase64(box) : null;
-  if (!bytes) return err('bad-base64', 'The box is not standard padded base64.');
-  if (bytes.length < NONCE_BYTES + BOX_OVERHEAD_BYTES) {
-    return err('too-short', 'The box is shorter than a nonce and an authentication tag.');
-  }
-  const plain = nacl.box.open(
-    bytes.subarray(NONCE_BYTES),
-    bytes.subarray(0, NONCE_BYTES),
-    machineBoxKey,
-    phoneSecretKey,
-  );
-  if (!plain) {
-    return err('auth-failed', "The box does not open with this machine's key and this phone's.");
-  }
-  const text = utf8Decode(plain);
-  let value: unknown;
-  try {
-    value = text.ok ? JSON.parse(text.value) : undefined;
-  } catch {
-    value = undefined;
-  }
+  const opened = openBoxed(box, (b, n) => nacl.box.open(b, n, machineBoxKey, phoneSecretKey));
+  if (!opened.ok) return opened;
+  const value = opened.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return err('not-json', 'The box does not hold a JSON object.');
   }
