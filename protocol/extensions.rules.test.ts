@@ -173,7 +173,7 @@ describe('E3: allow with changes', () => {
   });
   it('E2 + E3: an edited allow is once only: with session or always it is invalid (scope-not-offered)', () => {
     for (const scope of ['session', 'always']) {
-      expectInvalid(phone('approval.respond', { scope }), 'once only', 'scope-not-offered');
+      expectInvalid(phone('approval.respond', { scope }), 'scope', 'scope-not-offered');
     }
     expect(phone('approval.respond', { scope: 'once' }).ok).toBe(true);
   });
@@ -316,6 +316,32 @@ describe('E7: verified presence', () => {
     expectInvalid(register({ publicKey: WEBAUTHN.publicKey.replace(/\+/g, '-') }), 'publicKey');
     expectInvalid(register({ publicKey: 'A'.repeat(2736) }), 'publicKey');
     expectInvalid(register({ publicKey: '' }), 'publicKey');
+  });
+});
+
+describe('D12 for E2–E7: a refusal names the field, never its value', () => {
+  const CANARY = 'CANARY-E-SECRET';
+  it.each([
+    ['edited', () => phone('approval.respond', { edited: CANARY.repeat(400) })],
+    ['name', () => phone('phone.register', { name: `${CANARY}\u001b` })],
+    ['key', () => machine('approval.request', { rule: { key: CANARY.repeat(40), scopes: [] } })],
+    [
+      'value',
+      () => machine('approval.request', { editable: { label: 'x', value: CANARY.repeat(400) } }),
+    ],
+    [
+      'origin',
+      () => phone('phone.register', { webauthn: { ...WEBAUTHN, origin: `https://${CANARY}/` } }),
+    ],
+    [
+      'signature',
+      () => phone('approval.respond', { presence: { ...PRESENCE, signature: `${CANARY}!` } }),
+    ],
+    ['box', () => machine('room.rotate', { box: `${CANARY}!` })],
+  ])('E2–E7: a bad %s is refused without echoing it', (field, run) => {
+    const r = run();
+    expectInvalid(r, field, (r as { reason?: string }).reason);
+    expect(JSON.stringify(r)).not.toContain(CANARY);
   });
 });
 

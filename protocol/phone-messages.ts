@@ -49,7 +49,7 @@ function respondExtras(o: Fields, decision: string): Pick<ApprovalRespond, 'scop
   // A rule's key describes the request as asked; remembering it for an edited command would
   // allow later what the owner just chose to change.
   if (o.edited !== undefined && scope !== undefined && scope !== 'once') {
-    throw new Invalid('an edited allow is once only', 'scope-not-offered');
+    throw new Invalid('scope must be once when edited is set', 'scope-not-offered');
   }
   return { scope, edited: edited(o) };
 }
