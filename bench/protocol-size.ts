@@ -16,6 +16,11 @@ const CASES: [string, string][] = [
     'phone: seal/open, keys, pairing, machine parser',
     `export { seal, open, roomKeys, parsePairing, parsePairingLink, parseMachineMessage, clampText } from '${lib}';`,
   ],
+  [
+    'phone + E2–E7 helpers (approvalRespondRefusal, offeredScopes, challenge text, box keys, openRoomRotate)',
+    `export { seal, open, roomKeys, parsePairing, parsePairingLink, parseMachineMessage, clampText, approvalRespondRefusal, offeredScopes, decisionChallengeText, dispatchChallengeText, makeBoxKeyPair, encodeBoxKey, decodeBoxKey, openRoomRotate } from '${lib}';`,
+  ],
+  ['parseMachineMessage alone (via index.ts)', `export { parseMachineMessage } from '${lib}';`],
   ['service worker: open + parseCompactPush', `export { open, parseCompactPush } from '${lib}';`],
   ['clampText only', `export { clampText } from '${lib}';`],
 ];

@@ -25,14 +25,15 @@ async function bundle(): Promise<string> {
   return out.outputFiles[0]!.text;
 }
 
-type Report = {
-  checks: { group: string; name: string; problem: string | null }[];
-  randomness: Record<string, unknown>;
-};
+type Check = { group: string; name: string; problem: string | null };
+type Report = { checks: Check[]; randomness: Record<string, unknown>; digests: Check[] };
 
 function expectAllPass(report: Report): void {
   expect(report.checks.length).toBeGreaterThan(30);
   expect(report.checks.filter((c) => c.problem !== null)).toEqual([]);
+  // E7: this context's WebCrypto SHA-256 gives the pinned challenge of every decision text.
+  expect(report.digests.length).toBeGreaterThanOrEqual(5);
+  expect(report.digests.filter((c) => c.problem !== null)).toEqual([]);
   expect(report.randomness).toEqual({
     secretLength: 32,
     secretsDiffer: true,
@@ -51,11 +52,18 @@ test('known-answer vectors pass byte for byte in the page', async ({ page }) => 
   const errors = collectErrors(page);
   await page.goto('/');
   await page.addScriptTag({ content: await bundle() });
-  const report = await page.evaluate(() => {
+  const report = await page.evaluate(async () => {
     const v = (
-      globalThis as unknown as Record<string, { checkVectors(): unknown; randomness(): unknown }>
+      globalThis as unknown as Record<
+        string,
+        { checkVectors(): unknown; randomness(): unknown; presenceDigests(): Promise<unknown> }
+      >
     ).__protocolVectors!;
-    return { checks: v.checkVectors(), randomness: v.randomness() } as Report;
+    return {
+      checks: v.checkVectors(),
+      randomness: v.randomness(),
+      digests: await v.presenceDigests(),
+    } as Report;
   });
   expectAllPass(report);
   expect(errors).toEqual([]);
@@ -70,7 +78,11 @@ test('known-answer vectors and the CSPRNG work inside a service worker', async (
   const worker = `${await bundle()}
 self.addEventListener('message', (event) => {
   const v = globalThis.__protocolVectors;
-  event.ports[0].postMessage({ checks: v.checkVectors(), randomness: v.randomness() });
+  event.waitUntil(
+    v.presenceDigests().then((digests) =>
+      event.ports[0].postMessage({ checks: v.checkVectors(), randomness: v.randomness(), digests }),
+    ),
+  );
 });`;
   await context.route(`${baseURL}${swPath}`, (route) =>
     route.fulfill({ status: 200, contentType: 'text/javascript', body: worker }),

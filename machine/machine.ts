@@ -207,6 +207,11 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       capabilities: {
         fullAccessDispatch: options.allowFullAccess ?? false,
         questionForwarding: true,
+        // E2, E3, E4, E6 (and E7's presence, absent): not built on this machine yet.
+        approvalRules: false,
+        approvalEdit: false,
+        interrupt: false,
+        phones: false,
       },
       ...(pushReceipt ? { pushReceipt } : {}),
     };

@@ -25,6 +25,12 @@ export const MACHINE_MESSAGE_TYPES = {
   'turn.final': 'turn.final',
   transcript: 'transcript',
   error: 'error',
+  /** E2: the machine's remembered approvals (reply to rules.get, and after every change). */
+  rules: 'rules',
+  /** E6: the phones registered with the machine (reply to phone.register, and after every change). */
+  phones: 'phones',
+  /** E6: the new pairing secret, boxed to one remaining phone after a revoke. */
+  'room.rotate': 'room.rotate',
 } as const;
 export type MachineMessageType = Member<typeof MACHINE_MESSAGE_TYPES>;
 
@@ -36,6 +42,16 @@ export const PHONE_MESSAGE_TYPES = {
   'transcript.get': 'transcript.get',
   'session.message': 'session.message',
   'question.respond': 'question.respond',
+  /** E2 */
+  'rules.get': 'rules.get',
+  /** E2 */
+  'rule.revoke': 'rule.revoke',
+  /** E4 */
+  'session.interrupt': 'session.interrupt',
+  /** E6 */
+  'phone.register': 'phone.register',
+  /** E6 */
+  'phone.revoke': 'phone.revoke',
 } as const;
 export type PhoneMessageType = Member<typeof PHONE_MESSAGE_TYPES>;
 
@@ -72,6 +88,25 @@ export type Decision = Member<typeof DECISIONS>;
 export const ACCESS_LEVELS = { standard: 'standard', full: 'full' } as const;
 export type AccessLevel = Member<typeof ACCESS_LEVELS>;
 
+/** E2: the scopes an `approval.respond` may carry; absent = `once`. */
+export const APPROVAL_SCOPES = { once: 'once', session: 'session', always: 'always' } as const;
+export type ApprovalScope = Member<typeof APPROVAL_SCOPES>;
+
+/** E2: the scopes a machine can remember (and offer in `approval.request.rule.scopes`). */
+export const RULE_SCOPES = { session: 'session', always: 'always' } as const;
+export type RuleScope = Member<typeof RULE_SCOPES>;
+
+/** E7: `capabilities.presence` — which approvals need verified presence. Absent = none. */
+export const PRESENCE_REQUIREMENTS = { risky: 'risky', all: 'all' } as const;
+export type PresenceRequirement = Member<typeof PRESENCE_REQUIREMENTS>;
+
+/**
+ * E7: the COSE algorithms a registered credential may use. Numbers on the wire, so (unlike the
+ * string sets above) the keys are the algorithms' names and the values are what is sent.
+ */
+export const WEBAUTHN_ALGS = { ES256: -7, EdDSA: -8, RS256: -257 } as const;
+export type WebAuthnAlg = (typeof WEBAUTHN_ALGS)[keyof typeof WEBAUTHN_ALGS];
+
 export const TRANSCRIPT_ROLES = { user: 'user', assistant: 'assistant' } as const;
 export type TranscriptRole = Member<typeof TRANSCRIPT_ROLES>;
 
@@ -83,7 +118,7 @@ export const PUSH_KINDS = {
 } as const;
 export type PushKind = Member<typeof PUSH_KINDS>;
 
-/** Every `reason` code of the spec, plus D11's `not-pending` and `stale-request`. */
+/** Every `reason` code of the spec, plus D11's `not-pending` and `stale-request`, plus E8's. */
 export const REASON_CODES = {
   'dispatch-disabled': 'dispatch-disabled',
   'cwd-not-allowed': 'cwd-not-allowed',
@@ -102,6 +137,20 @@ export const REASON_CODES = {
   'bad-access-value': 'bad-access-value',
   'not-pending': 'not-pending',
   'stale-request': 'stale-request',
+  /** E2: the respond's scope is not one the request offered (or not `once` on a deny). */
+  'scope-not-offered': 'scope-not-offered',
+  /** E3: an edit on a request that was not editable (or on a deny). */
+  'not-editable': 'not-editable',
+  /** E4: `session.interrupt` for a session that is not running. */
+  'not-running': 'not-running',
+  /** E7: an allow (or full-access dispatch) that needs presence came without an assertion. */
+  'presence-required': 'presence-required',
+  /** E7: the assertion did not verify (or was malformed). */
+  'presence-invalid': 'presence-invalid',
+  /** E6: the phone (or the credential) belongs to a revoked phone. */
+  'phone-revoked': 'phone-revoked',
+  /** E4: `turn.final` of a turn stopped by `session.interrupt`. */
+  interrupted: 'interrupted',
 } as const;
 export type ReasonCode = Member<typeof REASON_CODES>;
 

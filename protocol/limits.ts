@@ -26,6 +26,48 @@ export const MAX_PAIRING_CODE_CHARS = 2048;
 /** Ids (session, approval, question, request, item, option) are opaque but bounded. */
 export const MAX_ID_CHARS = 128;
 
+// Extensions E2–E7 (additive, wire v1). Free text is bounded like the spec's free-text fields
+// unless the extension says tighter; names, keys and paths get bounds that keep a list of them
+// within one 16 KiB envelope and readable on a card.
+
+/** E2: `approval.request.tool` and a rule's `tool`: a tool name, like a session step's. */
+export const MAX_TOOL_CHARS = 256;
+/** E2: a rule's `key` — an identity the machine matches, so it is never clamped: a machine whose
+ *  key would be longer offers no rule. */
+export const MAX_RULE_KEY_CHARS = 512;
+/** E2: a rule's `root`, an absolute path (Linux PATH_MAX). */
+export const MAX_PATH_CHARS = 4096;
+/** E2: entries of a `rules` message. */
+export const MAX_RULES = 256;
+/** E3: `editable.value` and `approval.respond.edited` (extensions: "≤ 4 KiB"), UTF-8 bytes. */
+export const MAX_EDITABLE_BYTES = 4 * 1024;
+/** E3: `editable.label`, shown above the edit field. */
+export const MAX_EDITABLE_LABEL_CHARS = 80;
+/** E5: the compact push's `what`. */
+export const MAX_PUSH_WHAT_CHARS = 160;
+/** E6: a phone's readable name ("Pixel 8 · Chrome"), like a machine name. */
+export const MAX_PHONE_NAME_CHARS = 64;
+/** E6: entries of a `phones` message. */
+export const MAX_PHONES = 64;
+/** E6: an X25519 public key (nacl.box), sent as standard base64. */
+export const BOX_KEY_BYTES = 32;
+/** E6: the `room.rotate` box as sent (base64 of nonce ‖ box of `{secret, relay}`). */
+export const MAX_ROTATE_BOX_CHARS = 2048;
+/** E7: a WebAuthn credential id (WebAuthn: at most 1023 bytes). */
+export const MAX_CREDENTIAL_ID_BYTES = 1023;
+/** E7: a credential's public key, SPKI DER (an RSA-8192 key is ~1.1 KB). */
+export const MAX_PUBLIC_KEY_BYTES = 2048;
+/** E7: an assertion's `authenticatorData` (37 bytes plus extensions). */
+export const MAX_AUTHENTICATOR_DATA_BYTES = 1024;
+/** E7: an assertion's `clientDataJSON`. */
+export const MAX_CLIENT_DATA_JSON_BYTES = 2048;
+/** E7: an assertion's `signature` (RSA-8192 is 1024 bytes). */
+export const MAX_SIGNATURE_BYTES = 1024;
+/** E7: a WebAuthn RP ID is a DNS host name. */
+export const MAX_RP_ID_CHARS = 253;
+/** E7: the registered `origin` (scheme, host, port). */
+export const MAX_ORIGIN_CHARS = 512;
+
 export const TRUNCATION_SUFFIX = '…[truncated]';
 export const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 /** A push tag becomes the RFC 8030 Topic header only when it matches this. */

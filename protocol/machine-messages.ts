@@ -1,5 +1,17 @@
-// machine → phone: one parser per message type of the spec table (plus v1.2 questions).
+// machine → phone: one parser per message type of the spec table (plus v1.2 questions and the
+// extensions E1–E7).
 import { APPROVAL_RESOLUTIONS, QUESTION_RESOLUTIONS } from './closed-sets.ts';
+import {
+  approvalRule,
+  base64Field,
+  boxKey,
+  decidedBy,
+  editable,
+  phoneEntry,
+  ruleEntry,
+  tool,
+} from './extension-parts.ts';
+import { MAX_PHONES, MAX_ROTATE_BOX_CHARS, MAX_RULES } from './limits.ts';
 import {
   Invalid,
   bool,
@@ -12,9 +24,10 @@ import {
   optId,
   optInt,
   optStr,
+  optTrue,
   str,
   strings,
-  unique,
+  uniqueList,
 } from './check.ts';
 import {
   MAX_ALLOWED_ROOTS,
@@ -55,6 +68,7 @@ export const MACHINE_PARSERS: {
       capabilities: o.capabilities === undefined ? undefined : capabilities(o.capabilities),
       pushReceipt: o.pushReceipt === undefined ? undefined : pushReceipt(o.pushReceipt),
       instance: optId(o, 'instance'),
+      boxKey: o.boxKey === undefined ? undefined : boxKey(o, 'boxKey'),
     }),
   'session.snapshot': (o) =>
     defined({
@@ -78,13 +92,21 @@ export const MACHINE_PARSERS: {
       detail: str(o, 'detail'),
       createdAt: int(o, 'createdAt'),
       expiresAt: optInt(o, 'expiresAt'),
+      // E2: optional for the parser: a machine without E2 never sends it.
+      tool: o.tool === undefined ? undefined : tool(o),
+      rule: o.rule === undefined ? undefined : approvalRule(o.rule),
+      editable: o.editable === undefined ? undefined : editable(o.editable),
+      presence: optTrue(o, 'presence'),
     }),
-  'approval.closed': (o) => ({
-    ...base(o),
-    type: 'approval.closed',
-    approvalId: id(o, 'approvalId'),
-    resolution: oneOf(o, 'resolution', APPROVAL_RESOLUTIONS),
-  }),
+  'approval.closed': (o) =>
+    defined({
+      ...base(o),
+      type: 'approval.closed',
+      approvalId: id(o, 'approvalId'),
+      resolution: oneOf(o, 'resolution', APPROVAL_RESOLUTIONS),
+      edited: optTrue(o, 'edited'),
+      by: o.by === undefined ? undefined : decidedBy(o.by),
+    }),
   'dispatch.result': (o) =>
     defined({
       ...base(o),
@@ -97,12 +119,8 @@ export const MACHINE_PARSERS: {
       ...reason(o),
     }),
   'question.request': (o) => {
-    const items = list(o, 'items', MAX_QUESTION_ITEMS, questionItem);
+    const items = uniqueList(o, 'items', MAX_QUESTION_ITEMS, questionItem, (x) => x.id, 'item ids');
     if (items.length === 0) throw new Invalid('items must not be empty');
-    unique(
-      items.map((x) => x.id),
-      'item ids',
-    );
     return defined({
       ...base(o),
       type: 'question.request',
@@ -113,12 +131,14 @@ export const MACHINE_PARSERS: {
       expiresAt: optInt(o, 'expiresAt'),
     });
   },
-  'question.closed': (o) => ({
-    ...base(o),
-    type: 'question.closed',
-    questionId: id(o, 'questionId'),
-    resolution: oneOf(o, 'resolution', QUESTION_RESOLUTIONS),
-  }),
+  'question.closed': (o) =>
+    defined({
+      ...base(o),
+      type: 'question.closed',
+      questionId: id(o, 'questionId'),
+      resolution: oneOf(o, 'resolution', QUESTION_RESOLUTIONS),
+      by: o.by === undefined ? undefined : decidedBy(o.by),
+    }),
   'turn.final': (o) =>
     defined({
       ...base(o),
@@ -147,4 +167,29 @@ export const MACHINE_PARSERS: {
       sessionId: optId(o, 'sessionId'),
       ...reason(o),
     }),
+  rules: (o) =>
+    defined({
+      ...base(o),
+      type: 'rules',
+      requestId: optId(o, 'requestId'),
+      rules: uniqueList(o, 'rules', MAX_RULES, ruleEntry, (r) => r.ruleId, 'rule ids'),
+    }),
+  phones: (o) =>
+    defined({
+      ...base(o),
+      type: 'phones',
+      requestId: optId(o, 'requestId'),
+      phones: uniqueList(o, 'phones', MAX_PHONES, phoneEntry, (p) => p.phoneId, 'phone ids'),
+    }),
+  // The box is only checked for shape here; rotate-box.ts opens it (and says why it did not).
+  'room.rotate': (o) => ({
+    ...base(o),
+    type: 'room.rotate',
+    phoneId: id(o, 'phoneId'),
+    box: base64Field(o, 'box', {
+      url: false,
+      minBytes: 1,
+      maxBytes: (MAX_ROTATE_BOX_CHARS / 4) * 3,
+    }),
+  }),
 };

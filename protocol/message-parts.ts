@@ -1,6 +1,11 @@
 // Parsers for the pieces several messages share (sessions, question items, transcript entries,
 // answers) and the bounds they enforce. They throw `Invalid`; messages.ts turns that into a result.
-import { ACCESS_LEVELS, SESSION_STATES, TRANSCRIPT_ROLES } from './closed-sets.ts';
+import {
+  ACCESS_LEVELS,
+  PRESENCE_REQUIREMENTS,
+  SESSION_STATES,
+  TRANSCRIPT_ROLES,
+} from './closed-sets.ts';
 import {
   Invalid,
   bool,
@@ -19,6 +24,7 @@ import {
   unique,
   type Fields,
 } from './check.ts';
+import { MAX_TOOL_CHARS } from './limits.ts';
 import type {
   Capabilities,
   OpenCards,
@@ -49,12 +55,18 @@ export function reason(o: Fields): { reason?: string } {
   return defined({ reason: optStr(o, 'reason', 64) });
 }
 
+/** Absent = false (or no presence); anything but a boolean (or a known policy) is invalid. */
 export function capabilities(v: unknown): Capabilities {
   const c = obj(v, 'capabilities');
-  return {
+  return defined({
     fullAccessDispatch: optBool(c, 'fullAccessDispatch') ?? false,
     questionForwarding: optBool(c, 'questionForwarding') ?? false,
-  };
+    approvalRules: optBool(c, 'approvalRules') ?? false,
+    approvalEdit: optBool(c, 'approvalEdit') ?? false,
+    interrupt: optBool(c, 'interrupt') ?? false,
+    phones: optBool(c, 'phones') ?? false,
+    presence: c.presence === undefined ? undefined : oneOf(c, 'presence', PRESENCE_REQUIREMENTS),
+  });
 }
 
 /** E1: a list of pending ids; each id is bounded like every other id. */
@@ -71,7 +83,9 @@ function step(v: unknown): SessionStep {
     if (m && m[1]) return { tool: m[1], count: Number(m[2]) };
     if (v.length > 0) return { tool: v };
   }
-  if (isObject(v)) return defined({ tool: str(v, 'tool', 256), count: optInt(v, 'count') });
+  if (isObject(v)) {
+    return defined({ tool: str(v, 'tool', MAX_TOOL_CHARS), count: optInt(v, 'count') });
+  }
   throw new Invalid('a step must be a tool name or {tool, count}');
 }
 
@@ -86,7 +100,7 @@ export function parseSession(v: unknown): Session {
     dispatched: bool(o, 'dispatched'),
     access: o.access === undefined ? undefined : oneOf(o, 'access', ACCESS_LEVELS),
     live: optBool(o, 'live'),
-    activity: optStr(o, 'activity', 256),
+    activity: optStr(o, 'activity', MAX_TOOL_CHARS),
     steps: o.steps === undefined ? undefined : list(o, 'steps', MAX_STEPS, step),
     stepCount: optInt(o, 'stepCount'),
   });

@@ -3,17 +3,27 @@
 import type {
   AccessLevel,
   ApprovalResolution,
+  ApprovalScope,
   Decision,
   QuestionResolution,
   SessionState,
   TranscriptRole,
 } from './closed-sets.ts';
+import type {
+  ApprovalRule,
+  Capabilities,
+  DecidedBy,
+  Editable,
+  PhoneEntry,
+  PresenceAssertion,
+  RuleEntry,
+  WebAuthnCredential,
+} from './extension-types.ts';
 import type { PushReceipt } from './push-receipt.ts';
 
-type Base<T extends string> = { v: 1; type: T; ts: number };
+export type * from './extension-types.ts';
 
-/** Absent capability (or absent `capabilities`) = false: an older machine (v0.1 plugin). */
-export type Capabilities = { fullAccessDispatch: boolean; questionForwarding: boolean };
+type Base<T extends string> = { v: 1; type: T; ts: number };
 
 /** One entry of a session's tool trail; `count` > 1 when consecutive repeats were collapsed. */
 export type SessionStep = { tool: string; count?: number };
@@ -58,6 +68,8 @@ export type TranscriptEntry = {
 
 /** `reason` is a stable code (known ones in REASON_CODES); unknown codes fall back to wording. */
 type Reasoned = { reason?: string };
+/** E6: the sending phone's id on every phone action; absent = an older phone. */
+type FromPhone = { phoneId?: string };
 
 // machine → phone
 export type MachineStatus = Base<'machine.status'> & {
@@ -71,6 +83,8 @@ export type MachineStatus = Base<'machine.status'> & {
   pushReceipt?: PushReceipt;
   /** E1: a random id made when the machine process starts; a change means it restarted. */
   instance?: string;
+  /** E6: the machine's X25519 public key (standard base64 of 32 bytes); boxes `room.rotate`. */
+  boxKey?: string;
 };
 /** E1: the approval and question ids still pending at the machine when the snapshot was built. */
 export type OpenCards = { approvals: string[]; questions: string[] };
@@ -84,10 +98,22 @@ export type ApprovalRequest = Base<'approval.request'> & {
   createdAt: number;
   /** E1: unix ms when the machine will close it as `expired`; absent = it does not say. */
   expiresAt?: number;
+  /** E2: the tool's name (`run`, `write`, `Bash`). Absent = a machine without E2. */
+  tool?: string;
+  /** E2: what a remembered decision would match and the scopes offered; absent = none. */
+  rule?: ApprovalRule;
+  /** E3: the machine can run an edited version of this. */
+  editable?: Editable;
+  /** E7: an allow needs verified presence. */
+  presence?: true;
 };
 export type ApprovalClosed = Base<'approval.closed'> & {
   approvalId: string;
   resolution: ApprovalResolution;
+  /** E3: the machine ran the phone's edited version. */
+  edited?: true;
+  /** E6: the phone that decided. */
+  by?: DecidedBy;
 };
 export type DispatchResult = Base<'dispatch.result'> &
   Reasoned & { requestId: string; ok: boolean; sessionId?: string; error?: string; note?: string };
@@ -102,6 +128,8 @@ export type QuestionRequest = Base<'question.request'> & {
 export type QuestionClosed = Base<'question.closed'> & {
   questionId: string;
   resolution: QuestionResolution;
+  /** E6: the phone that answered. */
+  by?: DecidedBy;
 };
 export type TurnFinal = Base<'turn.final'> &
   Reasoned & { sessionId: string; ok: boolean; summary: string };
@@ -109,6 +137,13 @@ export type Transcript = Base<'transcript'> &
   Reasoned & { requestId: string; sessionId: string; entries: TranscriptEntry[]; more?: boolean };
 export type ErrorMessage = Base<'error'> &
   Reasoned & { message: string; context?: string; sessionId?: string };
+
+/** E2: every remembered approval of this machine; the reply to `rules.get` and sent on change. */
+export type Rules = Base<'rules'> & { requestId?: string; rules: RuleEntry[] };
+/** E6: every phone registered with this machine; the reply to `phone.register` and on change. */
+export type Phones = Base<'phones'> & { requestId?: string; phones: PhoneEntry[] };
+/** E6: the new pairing secret for one phone, `box` = base64(nonce ‖ nacl.box(…)) (rotate-box.ts). */
+export type RoomRotate = Base<'room.rotate'> & { phoneId: string; box: string };
 
 export type MachineMessage =
   | MachineStatus
@@ -121,39 +156,75 @@ export type MachineMessage =
   | QuestionClosed
   | TurnFinal
   | Transcript
-  | ErrorMessage;
+  | ErrorMessage
+  | Rules
+  | Phones
+  | RoomRotate;
 
 // phone → machine
-export type SessionsGet = Base<'sessions.get'> & { requestId?: string };
-export type ApprovalRespond = Base<'approval.respond'> & {
+export type SessionsGet = Base<'sessions.get'> & FromPhone & { requestId?: string };
+export type ApprovalRespond = Base<'approval.respond'> &
+  FromPhone & {
+    requestId: string;
+    approvalId: string;
+    decision: Decision;
+    /** E2: absent = `once`; anything but `once` only with `allow` and only if offered. */
+    scope?: ApprovalScope;
+    /** E3: with `allow` only: run exactly this instead of `editable.value`. */
+    edited?: string;
+    /** E7: the assertion over `presenceChallengeText` (presence.ts). */
+    presence?: PresenceAssertion;
+  };
+export type DispatchRequest = Base<'dispatch.request'> &
+  FromPhone & {
+    requestId: string;
+    prompt: string;
+    cwd?: string;
+    worktree: boolean;
+    /** Never defaults to 'full'; absent = 'standard'. */
+    access?: AccessLevel;
+    /** E7: the assertion over `dispatchChallengeText` (needed for `access: 'full'`). */
+    presence?: PresenceAssertion;
+  };
+export type TranscriptGet = Base<'transcript.get'> &
+  FromPhone & {
+    requestId: string;
+    sessionId: string;
+    /** Entries with seq strictly less than this; absent = the newest page. */
+    before?: number;
+  };
+export type SessionMessage = Base<'session.message'> &
+  FromPhone & {
+    requestId: string;
+    sessionId: string;
+    text: string;
+  };
+export type QuestionRespond = Base<'question.respond'> &
+  FromPhone & {
+    requestId: string;
+    questionId: string;
+    answers: QuestionAnswer[];
+  };
+
+/** E2 */
+export type RulesGet = Base<'rules.get'> & FromPhone & { requestId: string };
+/** E2 */
+export type RuleRevoke = Base<'rule.revoke'> & FromPhone & { requestId: string; ruleId: string };
+/** E4 */
+export type SessionInterrupt = Base<'session.interrupt'> &
+  FromPhone & { requestId: string; sessionId: string };
+/** E6: sent after every `hello-ok` (idempotent); `phoneId` is the sender. */
+export type PhoneRegister = Base<'phone.register'> & {
   requestId: string;
-  approvalId: string;
-  decision: Decision;
+  phoneId: string;
+  name: string;
+  /** X25519 public key, standard base64 of 32 bytes. */
+  boxKey: string;
+  /** E7 */
+  webauthn?: WebAuthnCredential;
 };
-export type DispatchRequest = Base<'dispatch.request'> & {
-  requestId: string;
-  prompt: string;
-  cwd?: string;
-  worktree: boolean;
-  /** Never defaults to 'full'; absent = 'standard'. */
-  access?: AccessLevel;
-};
-export type TranscriptGet = Base<'transcript.get'> & {
-  requestId: string;
-  sessionId: string;
-  /** Entries with seq strictly less than this; absent = the newest page. */
-  before?: number;
-};
-export type SessionMessage = Base<'session.message'> & {
-  requestId: string;
-  sessionId: string;
-  text: string;
-};
-export type QuestionRespond = Base<'question.respond'> & {
-  requestId: string;
-  questionId: string;
-  answers: QuestionAnswer[];
-};
+/** E6: `phoneId` is the phone to revoke (not the sender). */
+export type PhoneRevoke = Base<'phone.revoke'> & { requestId: string; phoneId: string };
 
 export type PhoneMessage =
   | SessionsGet
@@ -161,4 +232,9 @@ export type PhoneMessage =
   | DispatchRequest
   | TranscriptGet
   | SessionMessage
-  | QuestionRespond;
+  | QuestionRespond
+  | RulesGet
+  | RuleRevoke
+  | SessionInterrupt
+  | PhoneRegister
+  | PhoneRevoke;

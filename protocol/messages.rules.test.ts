@@ -20,35 +20,55 @@ type Parse = (v: unknown) => MessageResult<unknown>;
 const MACHINE_FIELDS: Record<keyof typeof MACHINE_MESSAGES, [string[], string[]]> = {
   'machine.status': [
     ['machine', 'pluginVersion'],
-    ['dshVersion', 'allowedRoots', 'capabilities', 'pushReceipt', 'instance'],
+    ['dshVersion', 'allowedRoots', 'capabilities', 'pushReceipt', 'instance', 'boxKey'],
   ],
   'session.snapshot': [['sessions'], ['open']],
   'session.update': [['session'], []],
-  'approval.request': [['approvalId', 'sessionId', 'title', 'detail', 'createdAt'], ['expiresAt']],
-  'approval.closed': [['approvalId', 'resolution'], []],
+  'approval.request': [
+    ['approvalId', 'sessionId', 'title', 'detail', 'createdAt'],
+    ['expiresAt', 'tool', 'rule', 'editable', 'presence'],
+  ],
+  'approval.closed': [
+    ['approvalId', 'resolution'],
+    ['edited', 'by'],
+  ],
   'dispatch.result': [
     ['requestId', 'ok'],
     ['sessionId', 'error', 'note', 'reason'],
   ],
   'question.request': [['questionId', 'sessionId', 'items', 'createdAt'], ['expiresAt']],
-  'question.closed': [['questionId', 'resolution'], []],
+  'question.closed': [['questionId', 'resolution'], ['by']],
   'turn.final': [['sessionId', 'ok', 'summary'], ['reason']],
   transcript: [
     ['requestId', 'sessionId', 'entries'],
     ['more', 'reason'],
   ],
   error: [['message'], ['context', 'sessionId', 'reason']],
+  rules: [['rules'], ['requestId']],
+  phones: [['phones'], ['requestId']],
+  'room.rotate': [['phoneId', 'box'], []],
 };
 const PHONE_FIELDS: Record<keyof typeof PHONE_MESSAGES, [string[], string[]]> = {
-  'sessions.get': [[], []],
-  'approval.respond': [['requestId', 'approvalId', 'decision'], []],
+  'sessions.get': [[], ['phoneId']],
+  'approval.respond': [
+    ['requestId', 'approvalId', 'decision'],
+    ['phoneId', 'scope', 'edited', 'presence'],
+  ],
   'dispatch.request': [
     ['requestId', 'prompt', 'worktree'],
-    ['cwd', 'access'],
+    ['cwd', 'access', 'phoneId', 'presence'],
   ],
-  'transcript.get': [['requestId', 'sessionId'], ['before']],
-  'session.message': [['requestId', 'sessionId', 'text'], []],
-  'question.respond': [['requestId', 'questionId', 'answers'], []],
+  'transcript.get': [
+    ['requestId', 'sessionId'],
+    ['before', 'phoneId'],
+  ],
+  'session.message': [['requestId', 'sessionId', 'text'], ['phoneId']],
+  'question.respond': [['requestId', 'questionId', 'answers'], ['phoneId']],
+  'rules.get': [['requestId'], ['phoneId']],
+  'rule.revoke': [['requestId', 'ruleId'], ['phoneId']],
+  'session.interrupt': [['requestId', 'sessionId'], ['phoneId']],
+  'phone.register': [['requestId', 'phoneId', 'name', 'boxKey'], ['webauthn']],
+  'phone.revoke': [['requestId', 'phoneId'], []],
 };
 
 const without = (m: Msg, ...keys: string[]) => {
@@ -321,11 +341,15 @@ describe('Session', () => {
 describe('machine.status capabilities (v1.2)', () => {
   const status = (extra: Msg) =>
     parseMachineMessage({ ...MACHINE_MESSAGES['machine.status'], ...extra });
-  it('an absent capability is false', () => {
+  it('an absent capability is false (E2, E3, E4, E6 too) and an absent presence is none', () => {
     const r = status({ capabilities: { questionForwarding: true } });
     expect(r.ok && r.value.type === 'machine.status' && r.value.capabilities).toEqual({
       fullAccessDispatch: false,
       questionForwarding: true,
+      approvalRules: false,
+      approvalEdit: false,
+      interrupt: false,
+      phones: false,
     });
   });
   it('a non-boolean capability is invalid, never read as enabled', () => {

@@ -3,7 +3,10 @@
 import { fromBase64Url, toBase64Url, utf8Decode, utf8Encode } from './bytes.ts';
 import { SECRET_BYTES } from './keys.ts';
 import { MAX_MACHINE_NAME_CHARS, MAX_PAIRING_CODE_CHARS, MAX_RELAY_URL_CHARS } from './limits.ts';
+import { isLoopbackHost } from './hosts.ts';
 import { err, ok, type Result } from './result.ts';
+
+export { isLoopbackHost };
 
 export type PairingPayload = { v: 1; relay: string; secret: string; machine: string };
 export type Pairing = PairingPayload & { secretBytes: Uint8Array };
@@ -28,15 +31,8 @@ export const encodePairing = (p: PairingPayload): string =>
     utf8Encode(JSON.stringify({ v: 1, relay: p.relay, secret: p.secret, machine: p.machine })),
   );
 
-/** 127.0.0.0/8, ::1 and localhost: the only hosts a plain ws:// relay may have. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (h === 'localhost' || h === '[::1]') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
-}
-
-function checkRelay(relay: unknown): string | null {
+/** The relay URL rule of pairing codes (also E6's `room.rotate`): null when it is acceptable. */
+export function checkRelay(relay: unknown): string | null {
   if (typeof relay !== 'string' || relay.length === 0) return 'The relay URL is missing.';
   if (relay.length > MAX_RELAY_URL_CHARS) return 'The relay URL is too long.';
   let url: URL;

@@ -16,6 +16,8 @@ declare class URL {
   readonly password: string;
   readonly hostname: string;
   readonly host: string;
+  /** E7: a registered WebAuthn origin must equal its own serialisation. */
+  readonly origin: string;
   readonly hash: string;
   readonly href: string;
 }

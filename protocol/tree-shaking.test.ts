@@ -54,4 +54,17 @@ describe('tree-shaking (named exports, no side effects at load)', () => {
       expect(out).not.toContain(marker);
     }
   });
+
+  it("the service worker's push parser does not drag in the message parsers or E6/E7 helpers", async () => {
+    const out = await bundleOf(`export { open, parseCompactPush } from './index.ts';`);
+    expect(out).toContain('push');
+    for (const marker of [
+      'machine.status',
+      'room.rotate',
+      'dsh-dispatch/decision',
+      'bad-relay-url',
+    ]) {
+      expect(out).not.toContain(marker);
+    }
+  });
 });

@@ -1,11 +1,14 @@
 // esbuild entry for e2e/vectors.spec.ts: exposes the vector checks and a CSPRNG probe to the page.
-import { checkVectors } from './vector-runner.ts';
+import { checkPresenceDigests, checkVectors } from './vector-runner.ts';
 import { generateSecret } from '../keys.ts';
 import { open, seal } from '../seal.ts';
 import { deriveKey } from '../keys.ts';
 
 (globalThis as Record<string, unknown>).__protocolVectors = {
   checkVectors,
+  /** E7: the challenge hashed with this context's WebCrypto, as the app will. */
+  presenceDigests: () =>
+    checkPresenceDigests((data) => globalThis.crypto.subtle.digest('SHA-256', data)),
   /** Fresh secrets and a seal/open round trip with a random nonce: exercises nacl.randomBytes. */
   randomness() {
     const a = generateSecret();

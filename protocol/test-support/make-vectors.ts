@@ -1,12 +1,13 @@
-// Generates protocol/vectors/*.json with implementations independent of protocol/: SHA-512 from
-// node:crypto (not nacl.hash), base64/base64url from Buffer, and secretbox from
-// ./xsalsa20poly1305.ts (not tweetnacl). Run: npx tsx protocol/test-support/make-vectors.ts
-import { createHash } from 'node:crypto';
+// Generates protocol/vectors/*.json with implementations independent of protocol/: SHA-512 and
+// SHA-256 from node:crypto (not nacl.hash), X25519 from node:crypto, base64/base64url from Buffer,
+// and secretbox (and the box key) from ./xsalsa20poly1305.ts (not tweetnacl).
+// Run: npx tsx protocol/test-support/make-vectors.ts
+import { createHash, createPrivateKey, createPublicKey, diffieHellman } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import url from 'node:url';
-import { secretbox } from './xsalsa20poly1305.ts';
-import { MACHINE_MESSAGES, PHONE_MESSAGES } from './fixtures.ts';
+import { boxKeyFromShared, secretbox } from './xsalsa20poly1305.ts';
+import { MACHINE_MESSAGES, PHONE_MESSAGES, TS } from './fixtures.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const bytes = (n: number, f: (i: number) => number) =>
@@ -255,6 +256,64 @@ export function messageVectors() {
       expect: { invalid: true },
     },
   );
+  const respond = PHONE_MESSAGES['approval.respond'];
+  const caps = status.capabilities;
+  cases.push(
+    {
+      name: 'E2: an unknown scope',
+      parser: 'phone',
+      input: { ...respond, scope: 'forever' },
+      expect: { invalid: true, reason: 'scope-not-offered' },
+    },
+    {
+      name: 'E2: a deny with a remembered scope',
+      parser: 'phone',
+      input: { ...respond, decision: 'deny', scope: 'always', edited: undefined },
+      expect: { invalid: true, reason: 'scope-not-offered' },
+    },
+    {
+      name: 'E2 + E3: an edited allow with a remembered scope',
+      parser: 'phone',
+      input: { ...respond, scope: 'session' },
+      expect: { invalid: true, reason: 'scope-not-offered' },
+    },
+    {
+      name: 'E3: a deny with an edit',
+      parser: 'phone',
+      input: { ...respond, decision: 'deny', scope: undefined },
+      expect: { invalid: true, reason: 'not-editable' },
+    },
+    {
+      name: 'E7: an assertion that is not base64url',
+      parser: 'phone',
+      input: { ...respond, presence: { ...respond.presence, signature: 'a+b/' } },
+      expect: { invalid: true, reason: 'presence-invalid' },
+    },
+    {
+      name: 'E7: a full-access dispatch with a malformed assertion',
+      parser: 'phone',
+      input: { ...dispatch, presence: {} },
+      expect: { invalid: true, reason: 'presence-invalid' },
+    },
+    {
+      name: 'E7: presence capability "none" (absence says none)',
+      parser: 'machine',
+      input: { ...status, capabilities: { ...caps, presence: 'none' } },
+      expect: { invalid: true },
+    },
+    {
+      name: 'E2: a capability that is not a boolean',
+      parser: 'machine',
+      input: { ...status, capabilities: { ...caps, approvalRules: 'yes' } },
+      expect: { invalid: true },
+    },
+    {
+      name: 'E6: a boxKey of 31 bytes',
+      parser: 'machine',
+      input: { ...status, boxKey: Buffer.alloc(31).toString('base64') },
+      expect: { invalid: true },
+    },
+  );
   return { cases: JSON.parse(JSON.stringify(cases)) as typeof cases };
 }
 
@@ -277,6 +336,15 @@ export function pushVectors() {
       title: 'Which database?',
       questionId: 'qq-1',
     },
+    {
+      v: 1,
+      type: 'push',
+      kind: 'approval',
+      sessionId: 's-4',
+      title: 'Run bash',
+      approvalId: 'a-4',
+      what: 'Run bash: npm test -- --watch=false',
+    },
     { v: 1, type: 'push', kind: 'done', sessionId: 's-2', title: 'テストを修正しました ✅' },
     { v: 1, type: 'push', kind: 'error', sessionId: 's-3', title: 'worktree failed' },
   ];
@@ -292,12 +360,190 @@ export function pushVectors() {
   });
 }
 
+// X25519 through OpenSSL: raw 32-byte keys wrapped in their fixed PKCS#8 / SPKI DER prefixes.
+const X25519_PKCS8 = Buffer.from('302e020100300506032b656e04220420', 'hex');
+const X25519_SPKI = Buffer.from('302a300506032b656e032100', 'hex');
+const x25519Private = (sk: Uint8Array) =>
+  createPrivateKey({ key: Buffer.concat([X25519_PKCS8, sk]), format: 'der', type: 'pkcs8' });
+export const x25519Public = (sk: Uint8Array): Uint8Array =>
+  new Uint8Array(
+    createPublicKey(x25519Private(sk)).export({ format: 'der', type: 'spki' }).subarray(12),
+  );
+export const x25519 = (sk: Uint8Array, pk: Uint8Array): Uint8Array =>
+  new Uint8Array(
+    diffieHellman({
+      privateKey: x25519Private(sk),
+      publicKey: createPublicKey({
+        key: Buffer.concat([X25519_SPKI, pk]),
+        format: 'der',
+        type: 'spki',
+      }),
+    }),
+  );
+
+/** nacl.box(message, nonce, theirPublic, mySecret), without tweetnacl. */
+const naclBox = (m: Uint8Array, nonce: Uint8Array, pk: Uint8Array, sk: Uint8Array) =>
+  secretbox(m, nonce, boxKeyFromShared(x25519(sk, pk)));
+
+/** E6: `room.rotate` boxes a phone must open, and boxes it must refuse (with the code). */
+export function rotateVectors() {
+  // NaCl's tests/box.c secret keys (Alice = the machine, Bob = a phone) and a third party.
+  const machineSk = Buffer.from(
+    '77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a',
+    'hex',
+  );
+  const phoneSk = Buffer.from(
+    '5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb',
+    'hex',
+  );
+  const otherSk = bytes(32, () => 0x42);
+  const pub = (sk: Uint8Array) => Buffer.from(x25519Public(sk)).toString('base64');
+  const keys = {
+    machineSecretKeyHex: hex(machineSk),
+    machineBoxKey: pub(machineSk),
+    phoneSecretKeyHex: hex(phoneSk),
+    phoneBoxKey: pub(phoneSk),
+    otherSecretKeyHex: hex(otherSk),
+    otherBoxKey: pub(otherSk),
+  };
+  const seal = (plain: Uint8Array, nonce: Uint8Array, to: Uint8Array, from: Uint8Array) =>
+    Buffer.concat([nonce, naclBox(plain, nonce, x25519Public(to), from)]).toString('base64');
+  const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const secret = (i: number) => Buffer.from(SECRETS[i]![1]).toString('base64url');
+  const opened = [
+    ['the public relay', { secret: secret(5), relay: 'wss://relay.example.com' }],
+    ['a loopback relay', { secret: secret(2), relay: 'ws://127.0.0.1:8787' }],
+    ['all-0xff secret, relay with path', { secret: secret(1), relay: 'wss://r.example:8443/ws' }],
+  ].map(([name, contents], i) => {
+    const nonce = bytes(24, (j) => (i * 13 + j) & 0xff);
+    return {
+      name: name as string,
+      contents: contents as { secret: string; relay: string },
+      nonceHex: hex(nonce),
+      box: seal(json(contents), nonce, phoneSk, machineSk),
+    };
+  });
+  const good = opened[0]!;
+  const goodBytes = Buffer.from(good.box, 'base64');
+  const flipped = Buffer.from(goodBytes);
+  flipped[40] = flipped[40]! ^ 0x01;
+  const nonce = bytes(24, () => 3);
+  const fail = (name: string, box: string, code: string, opener = keys.phoneSecretKeyHex) => ({
+    name,
+    box,
+    machineBoxKey: keys.machineBoxKey,
+    phoneSecretKeyHex: opener,
+    code,
+  });
+  const failures = [
+    fail(
+      'boxed by another sender',
+      seal(json(good.contents), nonce, phoneSk, otherSk),
+      'auth-failed',
+    ),
+    fail(
+      'boxed for another phone',
+      seal(json(good.contents), nonce, otherSk, machineSk),
+      'auth-failed',
+    ),
+    fail("opened by another phone's key", good.box, 'auth-failed', keys.otherSecretKeyHex),
+    fail('one bit flipped', flipped.toString('base64'), 'auth-failed'),
+    fail('shorter than nonce + tag', goodBytes.subarray(0, 39).toString('base64'), 'too-short'),
+    fail('base64url instead of base64', goodBytes.toString('base64url'), 'bad-base64'),
+    fail(
+      'authentic but not JSON',
+      seal(json('x').subarray(1), nonce, phoneSk, machineSk),
+      'not-json',
+    ),
+    fail(
+      'authentic, secret of 16 bytes',
+      seal(
+        json({ ...good.contents, secret: Buffer.alloc(16).toString('base64url') }),
+        nonce,
+        phoneSk,
+        machineSk,
+      ),
+      'bad-secret',
+    ),
+    fail(
+      'authentic, ws:// relay to a remote host',
+      seal(json({ ...good.contents, relay: 'ws://relay.example.com' }), nonce, phoneSk, machineSk),
+      'bad-relay-url',
+    ),
+  ];
+  return { keys, opened, failures };
+}
+
+/** E7: the exact challenge text of a decision and its SHA-256, written out from the rule. */
+export function presenceVectors() {
+  const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  const decisions = [
+    ['a-1', 'allow', 'r-3', TS],
+    ['0190d3f2-7c1e-7a4b-9f00-3c2b1a0e9d8c', 'deny', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 0],
+    [
+      '01J9Z3QK8M5V4R2T7W6X0Y1B3C',
+      'allow',
+      '9b2e1c4d-0f3a-4e5b-8c7d-6a5b4c3d2e1f',
+      9007199254740991,
+    ],
+  ] as const;
+  const cases = [
+    ...decisions.map(([approvalId, decision, requestId, ts]) => ({
+      kind: 'decision' as const,
+      approvalId,
+      decision,
+      requestId,
+      ts,
+      text: ['dsh-dispatch/decision', approvalId, decision, requestId, String(ts)].join('\n'),
+    })),
+    ...(
+      [
+        ['r-4', TS],
+        ['f47ac10b-58cc-4372-a567-0e02b2c3d479', 1],
+      ] as const
+    ).map(([requestId, ts]) => ({
+      kind: 'dispatch' as const,
+      requestId,
+      ts,
+      text: ['dsh-dispatch/decision', 'dispatch', 'full', requestId, String(ts)].join('\n'),
+    })),
+  ].map((c) => ({
+    ...c,
+    sha256Hex: hex(hash(c.text)),
+    challenge: hash(c.text).toString('base64url'),
+  }));
+  // Inputs that could make two decisions read alike (or are not a ts) are never signed.
+  const refused = [
+    {
+      name: 'a line break in the approval id',
+      approvalId: 'a-1\nallow',
+      decision: 'allow',
+      requestId: 'r',
+      ts: 1,
+    },
+    {
+      name: 'a line break in the request id',
+      approvalId: 'a-1',
+      decision: 'allow',
+      requestId: 'r\n1',
+      ts: 1,
+    },
+    { name: 'an empty approval id', approvalId: '', decision: 'allow', requestId: 'r', ts: 1 },
+    { name: 'a fractional ts', approvalId: 'a-1', decision: 'allow', requestId: 'r', ts: 1.5 },
+    { name: 'a negative ts', approvalId: 'a-1', decision: 'allow', requestId: 'r', ts: -1 },
+    { name: 'an unknown decision', approvalId: 'a-1', decision: 'ok', requestId: 'r', ts: 1 },
+  ];
+  return { cases, refused };
+}
+
 export const VECTOR_FILES = {
   'keys.json': keyVectors,
   'seal.json': sealVectors,
   'pairing.json': pairingVectors,
   'messages.json': messageVectors,
   'push.json': pushVectors,
+  'rotate.json': rotateVectors,
+  'presence.json': presenceVectors,
 } as const;
 
 export const vectorsDir = path.join(

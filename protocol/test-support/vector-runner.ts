@@ -3,15 +3,25 @@
 import { deriveKey, deriveRoomId } from '../keys.ts';
 import { encodePairing, parsePairing } from '../pairing.ts';
 import { open, seal } from '../seal.ts';
-import { toBase64Url } from '../bytes.ts';
+import { toBase64Url, utf8Encode } from '../bytes.ts';
 import { parseMachineMessage, parsePhoneMessage } from '../messages.ts';
 import { parseCompactPush } from '../push.ts';
+import {
+  boxKeyPairFromSecretKey,
+  decodeBoxKey,
+  encodeBoxKey,
+  openRoomRotate,
+  sealRoomRotate,
+} from '../rotate-box.ts';
+import { decisionChallengeText, dispatchChallengeText } from '../presence.ts';
 import { MAX_PUSH_PAYLOAD_BYTES } from '../limits.ts';
 import messages from '../vectors/messages.json';
 import pushes from '../vectors/push.json';
 import keys from '../vectors/keys.json';
 import sealed from '../vectors/seal.json';
 import pairing from '../vectors/pairing.json';
+import rotate from '../vectors/rotate.json';
+import presence from '../vectors/presence.json';
 
 export const fromHex = (h: string): Uint8Array =>
   Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
@@ -148,6 +158,99 @@ export function checkVectors(): VectorCheck[] {
             ? 'does not open and parse to the push'
             : null,
     );
+  }
+  checkRotate(check);
+  checkPresence(check);
+  return out;
+}
+
+type Check = (group: string, name: string, problem: string | null) => void;
+
+function checkRotate(check: Check): void {
+  const k = rotate.keys;
+  const machineSk = fromHex(k.machineSecretKeyHex);
+  const phoneSk = fromHex(k.phoneSecretKeyHex);
+  const pairs: [string, string, string][] = [
+    ['machine', k.machineSecretKeyHex, k.machineBoxKey],
+    ['phone', k.phoneSecretKeyHex, k.phoneBoxKey],
+    ['other', k.otherSecretKeyHex, k.otherBoxKey],
+  ];
+  for (const [who, sk, pk] of pairs) {
+    const derived = encodeBoxKey(boxKeyPairFromSecretKey(fromHex(sk)).publicKey);
+    check('rotate-keys', who, derived !== pk ? `public key ${derived} ≠ ${pk}` : null);
+  }
+  const machinePk = decodeBoxKey(k.machineBoxKey)!;
+  for (const v of rotate.opened) {
+    const box = sealRoomRotate(
+      v.contents,
+      decodeBoxKey(k.phoneBoxKey)!,
+      machineSk,
+      fromHex(v.nonceHex),
+    );
+    const r = openRoomRotate(v.box, machinePk, phoneSk);
+    check(
+      'rotate',
+      v.name,
+      box !== v.box
+        ? 'sealed box differs'
+        : !r.ok
+          ? `open failed: ${r.code}`
+          : r.value.secret !== v.contents.secret || r.value.relay !== v.contents.relay
+            ? 'opened contents differ'
+            : toBase64Url(r.value.secretBytes) !== v.contents.secret
+              ? 'secret bytes differ'
+              : null,
+    );
+  }
+  for (const v of rotate.failures) {
+    const r = openRoomRotate(v.box, decodeBoxKey(v.machineBoxKey)!, fromHex(v.phoneSecretKeyHex));
+    check(
+      'rotate-failure',
+      v.name,
+      r.ok ? 'opened' : r.code !== v.code ? `${r.code} ≠ ${v.code}` : null,
+    );
+  }
+}
+
+function checkPresence(check: Check): void {
+  for (const v of presence.cases) {
+    const text =
+      v.kind === 'decision'
+        ? decisionChallengeText(v.approvalId!, v.decision as 'allow' | 'deny', v.requestId, v.ts)
+        : dispatchChallengeText(v.requestId, v.ts);
+    check(
+      'presence',
+      `${v.kind} ${v.requestId}`,
+      text !== v.text ? 'challenge text differs' : null,
+    );
+  }
+  for (const v of presence.refused) {
+    const text = decisionChallengeText(v.approvalId, v.decision as 'allow', v.requestId, v.ts);
+    check('presence-refused', v.name, text !== null ? 'a text was built' : null);
+  }
+}
+
+/**
+ * E7: the challenge is SHA-256 of the text, computed by each side's platform (protocol/ has no
+ * SHA-256). Given that platform's digest (WebCrypto in the page, the service worker and Node),
+ * checks every text hashes to the pinned value and its base64url is the pinned challenge.
+ */
+export async function checkPresenceDigests(
+  sha256: (data: Uint8Array) => Promise<ArrayBuffer>,
+): Promise<VectorCheck[]> {
+  const out: VectorCheck[] = [];
+  for (const v of presence.cases) {
+    const digest = new Uint8Array(await sha256(utf8Encode(v.text)));
+    out.push({
+      group: 'presence-sha256',
+      name: `${v.kind} ${v.requestId}`,
+      problem:
+        toHex(digest) !== v.sha256Hex
+          ? 'SHA-256 differs'
+          : toBase64Url(digest) !== v.challenge
+            ? 'challenge differs'
+            : null,
+    });
   }
   return out;
 }

@@ -110,3 +110,10 @@ export function secretbox(message: Uint8Array, nonce: Uint8Array, key: Uint8Arra
   out.set(c, 16);
   return out;
 }
+
+/**
+ * crypto_box_beforenm's second half: crypto_box is crypto_secretbox under the key
+ * HSalsa20(X25519(sk, pk), 0^16). The X25519 shared secret comes from the caller.
+ */
+export const boxKeyFromShared = (shared: Uint8Array): Uint8Array =>
+  hsalsa20(shared, new Uint8Array(16));

@@ -27,6 +27,13 @@ import { makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import type { SocketFactory, Timers } from './socket.ts';
 
+// E2, E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
+const NOT_HANDLED_YET: Partial<Record<MachineMessage['type'], true>> = {
+  rules: true,
+  phones: true,
+  'room.rotate': true,
+};
+
 export type RelayNotice = { code: string; message?: string; at: number };
 export type ClientState = {
   ready: boolean;
@@ -120,10 +127,11 @@ export function makeClient(deps: ClientDeps) {
     }
     const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
     const parsed = parseMachineMessage(opened.value);
-    if (!parsed.ok) {
+    if (!parsed.ok || parsed.value.type in NOT_HANDLED_YET) {
       // D12 and forward compatibility: ignored, logged by type only, never by content.
+      const why = parsed.ok ? `unknown-type ${parsed.value.type}` : parsed.code;
       log(
-        `room ${roomId.slice(0, 8)}: ignored a message (${parsed.code}${'type' in parsed && parsed.type ? ` ${parsed.type}` : ''})`,
+        `room ${roomId.slice(0, 8)}: ignored a message (${why}${!parsed.ok && parsed.type ? ` ${parsed.type}` : ''})`,
       );
       if (base !== view) setView(roomId, base);
       return;
