@@ -20,14 +20,20 @@ import {
   type ConnectionEvent,
   type LinkStatus,
 } from './connection.ts';
+import { makeDrafts } from './drafts.ts';
 import type { Kv } from './kv.ts';
 import { applyMessage, emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
-import { makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
+import { ACTION_STATES, makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
+import { E1_RESOLUTIONS, type QueuedLookup } from './reconcile.ts';
+import { makeReplyNotes, type ReplyNote } from './reply-notes.ts';
 import type { SocketFactory, Timers } from './socket.ts';
 
 export type RelayNotice = { code: string; message?: string; at: number };
+/** U4.offline: whether this phone has a network at all (the browser's online/offline events). */
+export const NETWORK_STATES = { online: 'online', offline: 'offline' } as const;
+export type NetworkState = (typeof NETWORK_STATES)[keyof typeof NETWORK_STATES];
 export type ClientState = {
   ready: boolean;
   /** Paired machines in pairing order. */
@@ -35,9 +41,15 @@ export type ClientState = {
   links: Record<string, LinkStatus>;
   relayNotices: Record<string, RelayNotice>;
   outbox: readonly OutboxEntry[];
+  network: NetworkState;
+  /** U2: what is typed in each box (drafts.ts keys), kept until the machine confirmed it. */
+  drafts: Readonly<Record<string, string>>;
+  /** U2: the fate of recent replies per reply draft key (reply-notes.ts). */
+  replyNotes: Readonly<Record<string, ReplyNote[]>>;
 };
 
 export const ACT_BLOCKS = {
+  noNetwork: 'no-network',
   offline: 'offline',
   machineOffline: 'machine-offline',
   repairNeeded: 'repair-needed',
@@ -87,14 +99,27 @@ export function makeClient(deps: ClientDeps) {
   let views: Record<string, MachineView> = {};
   let links: Record<string, LinkStatus> = {};
   let relayNotices: Record<string, RelayNotice> = {};
+  let network: NetworkState = NETWORK_STATES.online;
   let ready = false;
   let snapshot: ClientState | null = null;
+  // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
+  // card the machine no longer holds is dropped instead of re-sent.
+  const awaitingSnapshot = new Set<string>();
 
   const changed = () => {
     snapshot = null;
     for (const fn of listeners) fn();
   };
   const outbox = makeOutbox({ kv: deps.kv, now, onChange: changed, timers: deps.timers });
+  const drafts = makeDrafts({ kv: deps.kv, timers: deps.timers, now, onChange: changed });
+  const replyNotes = makeReplyNotes(drafts, now);
+  const queuedFor =
+    (roomId: string): QueuedLookup =>
+    (kind, id) => {
+      const e = outbox.find(kind, roomId, id);
+      if (!e) return undefined;
+      return e.message.type === 'approval.respond' ? e.message.decision : 'answer';
+    };
 
   const setView = (roomId: string, next: MachineView, persist = false) => {
     views = { ...views, [roomId]: next };
@@ -135,8 +160,22 @@ export function makeClient(deps: ClientDeps) {
       ask = asks.get(message.requestId);
       asks.delete(message.requestId);
     }
-    outbox.confirm(roomId, message);
-    setView(roomId, applyMessage(base, message, now(), ask), true);
+    const next = applyMessage(base, message, now(), {
+      ...(ask ? { ask } : {}),
+      queued: queuedFor(roomId),
+    });
+    replyNotes.confirmed(outbox.confirm(roomId, message), message);
+    // E1: a decision queued for a card that just closed without the machine's word is dropped
+    // (its note says "not delivered"), never re-sent.
+    for (const note of next.closed) {
+      if (base.closed.includes(note)) break;
+      const e1 =
+        note.resolution === E1_RESOLUTIONS.gone || note.resolution === E1_RESOLUTIONS.restarted;
+      const entry = e1 ? outbox.find(note.kind, roomId, note.id) : undefined;
+      if (entry) outbox.remove(entry.requestId);
+    }
+    setView(roomId, next, true);
+    if (message.type === 'session.snapshot' && awaitingSnapshot.delete(roomId)) resend(roomId);
   };
 
   const onEvent = (relay: string, event: ConnectionEvent) => {
@@ -151,7 +190,10 @@ export function makeClient(deps: ClientDeps) {
         const machineOnline = event.peers.machine > 0;
         if (machineOnline !== view.machineOnline || view.machineSince === null)
           setView(event.room, { ...view, machineOnline, machineSince: now() });
-        if (event.fresh && machineOnline) send(event.room, { type: 'sessions.get' });
+        if (machineOnline && (event.fresh || awaitingSnapshot.has(event.room))) {
+          awaitingSnapshot.add(event.room);
+          send(event.room, { type: 'sessions.get' });
+        }
         // Without the machine in the room the relay would drop a re-send; it goes out when the
         // machine's presence arrives instead.
         if (machineOnline) resend(event.room);
@@ -178,8 +220,13 @@ export function makeClient(deps: ClientDeps) {
           if (!view) return;
           setView(frame.room, { ...view, machineOnline: frame.online, machineSince: now() });
           if (frame.online) {
+            awaitingSnapshot.add(frame.room);
             send(frame.room, { type: 'sessions.get' });
             resend(frame.room);
+          } else {
+            // Whatever the machine had not confirmed when it left may never have reached it.
+            awaitingSnapshot.delete(frame.room);
+            outbox.markUnconfirmed(frame.room);
           }
         } else if (frame.kind === 'error') {
           relayNotices = {
@@ -232,8 +279,18 @@ export function makeClient(deps: ClientDeps) {
     return transmit(roomId, message) ? message : null;
   };
   const resend = (roomId: string) => {
+    const waitForSnapshot = awaitingSnapshot.has(roomId);
     for (const entry of outbox.due(roomId)) {
+      const decision = entry.kind === 'approval' || entry.kind === 'question';
+      if (decision && waitForSnapshot) continue;
       if (transmit(roomId, entry.message)) outbox.noteResent(entry.requestId);
+    }
+    // A reply too old to re-send goes back into its box (U2).
+    for (const entry of outbox.entries()) {
+      if (entry.roomId !== roomId || entry.kind !== 'message') continue;
+      if (entry.state !== ACTION_STATES.expired) continue;
+      replyNotes.expired(entry);
+      outbox.remove(entry.requestId);
     }
   };
 
@@ -241,6 +298,7 @@ export function makeClient(deps: ClientDeps) {
     const room = rooms.get(roomId);
     const view = views[roomId];
     if (!room || !view) return ACT_BLOCKS.unknownMachine;
+    if (network === NETWORK_STATES.offline) return ACT_BLOCKS.noNetwork;
     const c = connections.get(room.paired.relay);
     if (!c || c.status().state !== LINK_STATES.online || !c.isJoined(roomId))
       return ACT_BLOCKS.offline;
@@ -293,13 +351,16 @@ export function makeClient(deps: ClientDeps) {
   return {
     clock,
     async start() {
-      const [list] = await Promise.all([pairings.load(), outbox.load()]);
+      const [list] = await Promise.all([pairings.load(), outbox.load(), drafts.load()]);
       for (const paired of list) {
         addRoom(paired);
         const cached = await loadCachedView(deps.kv, paired.roomId);
         const view = views[paired.roomId];
-        if (cached && view)
-          views = { ...views, [paired.roomId]: { ...view, ...cached, fromCache: true } };
+        if (cached && view) {
+          const restored = { ...view, ...cached, fromCache: true };
+          views = { ...views, [paired.roomId]: restored };
+          cache.loaded(restored);
+        }
       }
       ready = true;
       changed();
@@ -315,6 +376,9 @@ export function makeClient(deps: ClientDeps) {
         links,
         relayNotices,
         outbox: outbox.entries(),
+        network,
+        drafts: drafts.all(),
+        replyNotes: replyNotes.all(),
       };
       return snapshot;
     },
@@ -328,6 +392,7 @@ export function makeClient(deps: ClientDeps) {
       for (const old of replaced) {
         rooms.delete(old);
         outbox.forgetRoom(old);
+        replyNotes.forgetRoom(old);
         cache.forget(old);
         const { [old]: _gone, ...rest } = views;
         views = rest;
@@ -349,6 +414,7 @@ export function makeClient(deps: ClientDeps) {
       await pairings.forget(roomId);
       rooms.delete(roomId);
       outbox.forgetRoom(roomId);
+      replyNotes.forgetRoom(roomId);
       cache.forget(roomId);
       const { [roomId]: _gone, ...rest } = views;
       views = rest;
@@ -402,14 +468,33 @@ export function makeClient(deps: ClientDeps) {
       relayNotices = rest;
       changed();
     },
-    /** Writes pending offline-cache updates now (the page is being hidden or unloaded). */
-    flush: () => cache.flush(),
+    /** U2: the text in a box (drafts.ts keys); kept on this phone until the machine has it. */
+    setDraft: (key: string, text: string) => drafts.set(key, text),
+    /** U4.offline: the browser says whether this phone has a network (online/offline events). */
+    setNetwork(online: boolean) {
+      const next = online ? NETWORK_STATES.online : NETWORK_STATES.offline;
+      if (next === network) return;
+      network = next;
+      changed();
+      // No network: every socket is dead whatever it claims (the D5 probe would take up to 35 s
+      // to notice), so they are closed now and reopened the moment the network is back.
+      if (!online) connections.forEach((c) => c.suspend());
+      else connections.forEach((c) => c.kick());
+    },
+    /** U4.offline "Reconnect now": reconnect what is down and probe what claims to be up (D5). */
+    reconnectNow: () => connections.forEach((c) => c.reconnectNow()),
+    /** Writes pending offline-cache and draft updates now (the page is being hidden or unloaded). */
+    flush: () => {
+      cache.flush();
+      drafts.flush();
+    },
     kickAll: () => connections.forEach((c) => c.kick()),
     suspendAll: () => connections.forEach((c) => c.suspend()),
     close() {
       connections.forEach((c) => c.close());
       connections.clear();
       cache.flush();
+      drafts.flush();
     },
   };
 }
