@@ -5,8 +5,10 @@ import type { Timers } from './socket.ts';
 // (per machine and session) are kept in IndexedDB as they are typed, so they survive a reload
 // and an app restart; they are cleared only when the machine confirmed the text (D10), and a
 // refused or undeliverable text is put back. One key per draft, so a keystroke rewrites only its
-// own draft (coalesced); the index keeps the least recently typed draft first and is bounded.
-export const DRAFT_WRITE_DELAY_MS = 400;
+// own draft; the index keeps the least recently typed draft first and is bounded. Writes start
+// in the next task (keystrokes of one task coalesce): a page closed right after typing must not
+// depend on an unload handler finishing an IndexedDB write.
+export const DRAFT_WRITE_DELAY_MS = 0;
 export const MAX_DRAFTS = 50;
 export const DRAFTS_INDEX_KEY = 'drafts';
 const storeKey = (key: string) => `draft:${key}`;

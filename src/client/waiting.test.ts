@@ -61,7 +61,15 @@ describe('U1: counts, chips and cards come from one store and always agree', () 
     let v = apply(
       base,
       { type: 'session.snapshot', ts: 5, sessions: [session('s1', 'awaiting_approval')] },
-      { type: 'approval.request', ts: 6, approvalId: 'a1', sessionId: 's1', title: 'Run', detail: '', createdAt: 6 },
+      {
+        type: 'approval.request',
+        ts: 6,
+        approvalId: 'a1',
+        sessionId: 's1',
+        title: 'Run',
+        detail: '',
+        createdAt: 6,
+      },
       { type: 'approval.closed', ts: 7, approvalId: 'a1', resolution: 'allow' },
     );
     expect(waitingOf([v]).total).toBe(0);

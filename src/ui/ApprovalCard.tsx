@@ -51,7 +51,7 @@ export function ApprovalCard(props: {
       class="card approval"
       id={`approval-${props.approval.approvalId}`}
       aria-labelledby={`approval-title-${props.approval.approvalId}`}
-      tabindex={props.focus ? -1 : undefined}
+      tabindex={-1}
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">

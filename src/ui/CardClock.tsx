@@ -6,7 +6,8 @@ import './truth.css';
 /** E1: "2 min ago · expires in 28 min", on the machine's clock as this phone measured it (D11). */
 export function CardClock(props: { roomId: string; createdAt: number; expiresAt?: number }) {
   const ui = useUi();
-  const machineNow = () => ui.now() + ui.client.clock.offsetMs(props.roomId);
+  // ui.now() only ticks (every 30 s) to re-render; the time itself is read fresh.
+  const machineNow = () => (ui.now(), Date.now()) + ui.client.clock.offsetMs(props.roomId);
   const age = () => ageText(props.createdAt, machineNow());
   const left = () =>
     props.expiresAt !== undefined ? leftText(props.expiresAt, machineNow()) : null;

@@ -83,7 +83,7 @@ export function QuestionCard(props: {
       class="card question"
       id={`question-${qid()}`}
       aria-labelledby={`question-title-${qid()}`}
-      tabindex={props.focus ? -1 : undefined}
+      tabindex={-1}
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">
