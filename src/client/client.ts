@@ -1,15 +1,11 @@
 import {
   fromBase64Url,
-  open,
-  parseMachineMessage,
   roomKeys,
   seal,
   type Decision,
-  type MachineMessage,
   type Pairing,
   type PhoneMessage,
   type QuestionAnswer,
-  type AccessLevel,
   type ClientFrame,
 } from '../../protocol/index.ts';
 import { makeClock, type Clock } from './clock.ts';
@@ -20,65 +16,36 @@ import {
   type ConnectionEvent,
   type LinkStatus,
 } from './connection.ts';
+import {
+  ACT_BLOCKS,
+  NETWORK_STATES,
+  type ActBlock,
+  type ActResult,
+  type ClientDeps,
+  type ClientState,
+  type DispatchInput,
+  type NetworkState,
+  type RelayNotice,
+} from './client-types.ts';
 import { makeDrafts } from './drafts.ts';
-import type { Kv } from './kv.ts';
-import { applyMessage, emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import { openFrame, settle } from './incoming.ts';
+import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
-import { ACTION_STATES, makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
+import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
-import { E1_RESOLUTIONS, type QueuedLookup } from './reconcile.ts';
-import { makeReplyNotes, type ReplyNote } from './reply-notes.ts';
-import type { SocketFactory, Timers } from './socket.ts';
+import { makeReplyNotes } from './reply-notes.ts';
 
-export type RelayNotice = { code: string; message?: string; at: number };
-/** U4.offline: whether this phone has a network at all (the browser's online/offline events). */
-export const NETWORK_STATES = { online: 'online', offline: 'offline' } as const;
-export type NetworkState = (typeof NETWORK_STATES)[keyof typeof NETWORK_STATES];
-export type ClientState = {
-  ready: boolean;
-  /** Paired machines in pairing order. */
-  machines: MachineView[];
-  links: Record<string, LinkStatus>;
-  relayNotices: Record<string, RelayNotice>;
-  outbox: readonly OutboxEntry[];
-  network: NetworkState;
-  /** U2: what is typed in each box (drafts.ts keys), kept until the machine confirmed it. */
-  drafts: Readonly<Record<string, string>>;
-  /** U2: the fate of recent replies per reply draft key (reply-notes.ts). */
-  replyNotes: Readonly<Record<string, ReplyNote[]>>;
-};
-
-export const ACT_BLOCKS = {
-  noNetwork: 'no-network',
-  offline: 'offline',
-  machineOffline: 'machine-offline',
-  repairNeeded: 'repair-needed',
-  unknownMachine: 'unknown-machine',
-  storageFailed: 'storage-failed',
-} as const;
-export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
-export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
-
-export type ClientDeps = {
-  kv: Kv;
-  socket: SocketFactory;
-  timers: Timers;
-  now?: () => number;
-  random?: () => number;
-  uuid?: () => string;
-  log?: (line: string) => void;
-  /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
-  pushEndpoint?: () => string | undefined;
-  /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
-  onJoined?: (roomId: string) => void;
-};
-
-export type DispatchInput = {
-  prompt: string;
-  cwd?: string;
-  worktree: boolean;
-  access?: AccessLevel;
-};
+export {
+  ACT_BLOCKS,
+  NETWORK_STATES,
+  type ActBlock,
+  type ActResult,
+  type ClientDeps,
+  type ClientState,
+  type DispatchInput,
+  type NetworkState,
+  type RelayNotice,
+} from './client-types.ts';
 
 type Room = { paired: PairedMachine; key: Uint8Array };
 
@@ -113,13 +80,6 @@ export function makeClient(deps: ClientDeps) {
   const outbox = makeOutbox({ kv: deps.kv, now, onChange: changed, timers: deps.timers });
   const drafts = makeDrafts({ kv: deps.kv, timers: deps.timers, now, onChange: changed });
   const replyNotes = makeReplyNotes(drafts, now);
-  const queuedFor =
-    (roomId: string): QueuedLookup =>
-    (kind, id) => {
-      const e = outbox.find(kind, roomId, id);
-      if (!e) return undefined;
-      return e.message.type === 'approval.respond' ? e.message.decision : 'answer';
-    };
 
   const setView = (roomId: string, next: MachineView, persist = false) => {
     views = { ...views, [roomId]: next };
@@ -134,47 +94,22 @@ export function makeClient(deps: ClientDeps) {
     const roomId = room.paired.roomId;
     const view = views[roomId];
     if (!view) return;
-    const opened = open(payload, room.key);
-    if (!opened.ok) {
-      // D13: visible, at most once per episode, and the secret is never deleted by us.
-      if (!view.repairNeeded) {
-        log(`room ${roomId.slice(0, 8)}: a frame failed to open (${opened.code}): re-pair needed`);
-        setView(roomId, { ...view, repairNeeded: true });
-      }
-      return;
-    }
-    const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
-    const parsed = parseMachineMessage(opened.value);
-    if (!parsed.ok) {
-      // D12 and forward compatibility: ignored, logged by type only, never by content.
-      log(
-        `room ${roomId.slice(0, 8)}: ignored a message (${parsed.code}${'type' in parsed && parsed.type ? ` ${parsed.type}` : ''})`,
-      );
+    const { view: base, message } = openFrame(view, room.key, payload, log);
+    if (!message) {
       if (base !== view) setView(roomId, base);
       return;
     }
-    const message: MachineMessage = parsed.value;
     if (message.type === 'machine.status') clock.observe(roomId, message.ts);
     let ask: TranscriptAsk | undefined;
     if (message.type === 'transcript') {
       ask = asks.get(message.requestId);
       asks.delete(message.requestId);
     }
-    const next = applyMessage(base, message, now(), {
-      ...(ask ? { ask } : {}),
-      queued: queuedFor(roomId),
-    });
-    replyNotes.confirmed(outbox.confirm(roomId, message), message);
-    // E1: a decision queued for a card that just closed without the machine's word is dropped
-    // (its note says "not delivered"), never re-sent.
-    for (const note of next.closed) {
-      if (base.closed.includes(note)) break;
-      const e1 =
-        note.resolution === E1_RESOLUTIONS.gone || note.resolution === E1_RESOLUTIONS.restarted;
-      const entry = e1 ? outbox.find(note.kind, roomId, note.id) : undefined;
-      if (entry) outbox.remove(entry.requestId);
-    }
-    setView(roomId, next, true);
+    setView(
+      roomId,
+      settle(base, message, { at: now(), ...(ask ? { ask } : {}), outbox, replyNotes }),
+      true,
+    );
     if (message.type === 'session.snapshot' && awaitingSnapshot.delete(roomId)) resend(roomId);
   };
 
