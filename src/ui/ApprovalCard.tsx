@@ -62,7 +62,7 @@ export function ApprovalCard(props: {
       <CardClock
         roomId={props.view.roomId}
         createdAt={props.approval.createdAt}
-        {...(props.approval.expiresAt !== undefined ? { expiresAt: props.approval.expiresAt } : {})}
+        expiresAt={props.approval.expiresAt}
       />
       <SessionLink view={props.view} sessionId={props.approval.sessionId} />
       <Show when={truncated()}>

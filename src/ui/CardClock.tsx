@@ -4,7 +4,11 @@ import { useUi } from './context.tsx';
 import './truth.css';
 
 /** E1: "2 min ago · expires in 28 min", on the machine's clock as this phone measured it (D11). */
-export function CardClock(props: { roomId: string; createdAt: number; expiresAt?: number }) {
+export function CardClock(props: {
+  roomId: string;
+  createdAt: number;
+  expiresAt: number | undefined;
+}) {
   const ui = useUi();
   // ui.now() only ticks (every 30 s) to re-render; the time itself is read fresh.
   const machineNow = () => (ui.now(), Date.now()) + ui.client.clock.offsetMs(props.roomId);

@@ -16,7 +16,7 @@ const keyOf = (c: OpenCard) =>
  */
 export function Cards(props: {
   cards: OpenCard[];
-  focus?: { kind: string; id: string };
+  focus?: { kind: string; id: string } | undefined;
   notes?: NoteRef[];
 }) {
   const ui = useUi();

@@ -9,7 +9,7 @@ export const COLLAPSED_LINES = 12;
  * U3.2: code and tool output in monospace, scrolling sideways inside the block (never the page),
  * long blocks collapsed with "Show all". Focusable so the sideways scroll works from a keyboard.
  */
-export function CodeBlock(props: { text: string; lang?: string }) {
+export function CodeBlock(props: { text: string; lang: string | undefined }) {
   const ui = useUi();
   const [open, setOpen] = createSignal(false);
   const lines = () => props.text.split('\n');

@@ -74,7 +74,7 @@ function Blocks(props: { blocks: readonly Block[] }): JSX.Element {
             )}
           </Match>
           <Match when={b.t === 'code' && b}>
-            {(x) => <CodeBlock text={x().text} {...(x().lang ? { lang: x().lang! } : {})} />}
+            {(x) => <CodeBlock text={x().text} lang={x().lang} />}
           </Match>
           <Match when={b.t === 'quote' && b}>
             {(x) => (

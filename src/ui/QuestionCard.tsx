@@ -98,7 +98,7 @@ export function QuestionCard(props: {
       <CardClock
         roomId={props.view.roomId}
         createdAt={props.question.createdAt}
-        {...(props.question.expiresAt !== undefined ? { expiresAt: props.question.expiresAt } : {})}
+        expiresAt={props.question.expiresAt}
       />
       <SessionLink view={props.view} sessionId={props.question.sessionId} />
       <form onSubmit={(ev) => void submit(ev)}>

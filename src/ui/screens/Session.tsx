@@ -74,11 +74,7 @@ export default function SessionScreen(props: {
                   </section>
                 )}
               </Show>
-              <Cards
-                cards={cards()}
-                notes={notes()}
-                {...(props.card ? { focus: props.card } : {})}
-              />
+              <Cards cards={cards()} notes={notes()} focus={props.card} />
               <Show when={final()}>
                 {(f) => (
                   <section class="section" aria-labelledby="final-title">
