@@ -1,7 +1,6 @@
-import type { Page } from '@playwright/test';
-import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
-import { makeTestMachine, type TestMachine } from './support/test-machine.ts';
+import { barrier, pairedTestMachine, startSession } from './support/phone.ts';
 
 // U1 / E1: every card on the phone is still pending at the machine; counts, chips and cards
 // agree; a waiting state without its card says why. U4.question: question cards read right.
@@ -17,24 +16,13 @@ const session = (state: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** Everything the phone sent before this point reached the machine (reload = fresh sessions.get). */
-async function barrier(page: Page, machine: TestMachine) {
-  const count = () => machine.received.filter((m) => m.type === 'sessions.get').length;
-  const before = count();
-  await page.reload();
-  await machine.waitFor(() => count() > before);
-}
-
 test.describe('U1: cards always match the machine (E1)', () => {
   test('E1: machine restart with an open card — the card closes, the queued Allow is "not delivered" and never re-sent (the real mock machine)', async ({
     page,
     machine,
   }) => {
     const m = await machine('demo');
-    await pairByCode(page, m.pairingCode, 'demo');
-    await nav(page, '#/new');
-    await page.getByLabel('Prompt').fill('run: echo restarted >> ran.txt');
-    await page.getByRole('button', { name: 'Start session' }).click();
+    await startSession(page, m, 'run: echo restarted >> ran.txt');
     const allow = page.getByRole('button', { name: 'Allow: Run a command' });
     await expect(allow).toBeEnabled();
     await expect(page.getByText('just now')).toBeVisible();
@@ -72,9 +60,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     const status = (instance: string) => ({
       type: 'machine.status',
       machine: 'demo',
@@ -129,9 +115,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     machine.say({ type: 'session.snapshot', sessions: [session('awaiting_approval')] });
     machine.say({
       type: 'approval.request',
@@ -165,9 +149,7 @@ test.describe('U4.question: question cards read right', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     machine.say({ type: 'session.snapshot', sessions: [session('awaiting_approval')] });
     const ask = (id: string, prompt: string, options: string[], allowFreeText: boolean) =>
       machine.say({

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
-import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
-import { makeTestMachine } from './support/test-machine.ts';
+import { pairedTestMachine, startSession } from './support/phone.ts';
 
 // U4.offline: the phone without a network, a relay that is down and a machine that is away are
 // three different sentences, each with "Reconnect now"; and D10 holds across a relay restart in
@@ -42,9 +42,7 @@ test.describe('U4.offline: offline truth', () => {
     context,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     machine.say({ type: 'session.snapshot', sessions: [session] });
     machine.say(approval);
     await nav(page, `#/m/${machine.roomId}/s/s1`);
@@ -70,9 +68,7 @@ test.describe('U4.offline: offline truth', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     machine.say({ type: 'session.snapshot', sessions: [session] });
     machine.say(approval);
     await nav(page, `#/m/${machine.roomId}/s/s1`);
@@ -109,10 +105,7 @@ test.describe('U4.offline: offline truth', () => {
     machine,
   }) => {
     const m = await machine('demo');
-    await pairByCode(page, m.pairingCode, 'demo');
-    await nav(page, '#/new');
-    await page.getByLabel('Prompt').fill('run: echo once >> ran.txt\nsay: done');
-    await page.getByRole('button', { name: 'Start session' }).click();
+    await startSession(page, m, 'run: echo once >> ran.txt\nsay: done');
     const allow = page.getByRole('button', { name: 'Allow: Run a command' });
     await expect(allow).toBeEnabled();
     // The relay stops reading (frozen) just as the owner taps Allow, then crashes and restarts.

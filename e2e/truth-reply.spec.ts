@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
-import { makeTestMachine } from './support/test-machine.ts';
+import { pairedTestMachine, startSession } from './support/phone.ts';
 
 // U2: nothing the owner typed is lost. U3: the transcript never shrinks, and reads well.
 
@@ -48,9 +48,7 @@ test.describe('U2: nothing typed is lost', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     machine.say({ type: 'session.snapshot', sessions: [liveSession] });
     await nav(page, `#/m/${machine.roomId}/s/s1`);
     const box = page.getByLabel('Reply to this session');
@@ -132,10 +130,7 @@ test.describe('U2: nothing typed is lost', () => {
     machine,
   }) => {
     const m = await machine('demo');
-    await pairByCode(page, m.pairingCode, 'demo');
-    await nav(page, '#/new');
-    await page.getByLabel('Prompt').fill('say: ready');
-    await page.getByRole('button', { name: 'Start session' }).click();
+    await startSession(page, m, 'say: ready');
     await expect(page.getByText('Turn summary')).toBeVisible();
     const box = page.getByLabel('Reply to this session');
     await box.fill('ask: Deploy now? | yes | no');
@@ -184,14 +179,11 @@ test.describe('U3: the transcript never shrinks, and reads well', () => {
     const m = await machine('demo');
     writeFileSync(join(m.root, 'big1.txt'), `${'A'.repeat(7000)}\n`);
     writeFileSync(join(m.root, 'big2.txt'), `${'B'.repeat(7000)}\n`);
-    await pairByCode(page, m.pairingCode, 'demo');
-    await nav(page, '#/new');
-    await page
-      .getByLabel('Prompt')
-      .fill(
-        'say: one\nsay: two\nsay: three\nask: Continue? | yes | no\nread: big1.txt\nread: big2.txt',
-      );
-    await page.getByRole('button', { name: 'Start session' }).click();
+    await startSession(
+      page,
+      m,
+      'say: one\nsay: two\nsay: three\nask: Continue? | yes | no\nread: big1.txt\nread: big2.txt',
+    );
     await expect(page.getByRole('heading', { level: 3, name: 'Continue?' })).toBeVisible();
     for (const word of ['one', 'two', 'three']) await expect(said(page, word)).toBeVisible();
     await page.getByRole('radio', { name: 'yes' }).check();
@@ -209,9 +201,7 @@ test.describe('U3: the transcript never shrinks, and reads well', () => {
     page,
     relay,
   }) => {
-    const machine = makeTestMachine(relay.url, 'demo');
-    await machine.connect();
-    await pairByCode(page, machine.code, 'demo');
+    const machine = await pairedTestMachine(page, relay.url);
     const markdownLoaded = () =>
       page.evaluate(() =>
         performance.getEntriesByType('resource').some((e) => /\/Markdown-[^/]*\.js$/.test(e.name)),

@@ -35,17 +35,7 @@ import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import { makeReplyNotes } from './reply-notes.ts';
 
-export {
-  ACT_BLOCKS,
-  NETWORK_STATES,
-  type ActBlock,
-  type ActResult,
-  type ClientDeps,
-  type ClientState,
-  type DispatchInput,
-  type NetworkState,
-  type RelayNotice,
-} from './client-types.ts';
+export * from './client-types.ts';
 
 type Room = { paired: PairedMachine; key: Uint8Array };
 
