@@ -28,6 +28,10 @@ describe('U3.2: the agent’s Markdown is rendered safely', () => {
     ]);
   });
 
+  it('U3.2: a lone fence is shown as its text, not as an empty code box', () => {
+    expect(parseMarkdown('```')).toEqual([{ t: 'p', children: [{ t: 'text', text: '```' }] }]);
+  });
+
   it('U3.2: raw HTML is never an element: it is shown as the literal text', () => {
     const tree = parseMarkdown(
       '<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)> there',

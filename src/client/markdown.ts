@@ -115,7 +115,15 @@ function blocks(tokens: readonly Token[]): Block[] {
         });
         break;
       case 'code':
-        out.push({ t: 'code', text: String(t.text), ...(t.lang ? { lang: String(t.lang) } : {}) });
+        // A lone fence (the agent opened a block and said nothing in it) is not an empty box.
+        if (String(t.text) === '')
+          out.push({ t: 'p', children: [{ t: 'text', text: String(t.raw).trim() }] });
+        else
+          out.push({
+            t: 'code',
+            text: String(t.text),
+            ...(t.lang ? { lang: String(t.lang) } : {}),
+          });
         break;
       case 'blockquote':
         out.push({ t: 'quote', children: blocks(t.tokens ?? []) });

@@ -109,7 +109,9 @@ export function QuestionCard(props: {
                 <Show when={single()} fallback={item.prompt}>
                   <h3 id={`question-title-${qid()}`}>{item.prompt}</h3>
                 </Show>
-                <Show when={hint(item)}>{(h) => <span class="hint"> — {h()}</span>}</Show>
+                <Show when={hint(item)}>
+                  {(h) => <span class="hint">{single() ? h() : ` — ${h()}`}</span>}
+                </Show>
               </legend>
               <For each={item.options}>
                 {(option) => (
