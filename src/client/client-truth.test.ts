@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SNAPSHOT_WAIT_MS } from './client.ts';
 import { draftKeys } from './drafts.ts';
 import { connect, flush, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
 
@@ -53,6 +54,18 @@ describe('E1 on the phone: a decision is never re-sent for a card the machine no
     ws.receive({ kind: 'presence', room: m.roomId, role: 'machine', online: true });
     m.say(ws, { type: 'session.snapshot', ts: 2, sessions: [] });
     expect(decisions(m.heard(ws))).toHaveLength(1);
+  });
+
+  it('E1: a machine that never answers sessions.get still gets the decision re-sent after SNAPSHOT_WAIT_MS', async () => {
+    const { client, m, ws, clock } = await paired();
+    m.say(ws, approval('a1'));
+    await client.respondApproval(m.roomId, 'a1', 'allow');
+    ws.receive({ kind: 'presence', room: m.roomId, role: 'machine', online: false });
+    ws.receive({ kind: 'presence', room: m.roomId, role: 'machine', online: true });
+    expect(decisions(m.heard(ws))).toHaveLength(1);
+    clock.advance(SNAPSHOT_WAIT_MS);
+    expect(decisions(m.heard(ws))).toHaveLength(2);
+    expect(client.state().outbox.map((e) => e.sendCount)).toEqual([2]);
   });
 
   it('E1: the machine restarts (fields path) — a new instance closes the card with "restarted", the decision is dropped', async () => {

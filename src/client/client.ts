@@ -39,6 +39,9 @@ export * from './client-types.ts';
 
 type Room = { paired: PairedMachine; key: Uint8Array };
 
+/** E1: how long queued decisions wait for the machine's snapshot after a (re)join. */
+export const SNAPSHOT_WAIT_MS = 5_000;
+
 // The phone's one client: the paired rooms, one connection per relay URL, the views of every
 // machine, the outbox. Components read `state()` and call the actions; nothing here touches the DOM.
 export function makeClient(deps: ClientDeps) {
@@ -61,7 +64,24 @@ export function makeClient(deps: ClientDeps) {
   let snapshot: ClientState | null = null;
   // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
   // card the machine no longer holds is dropped instead of re-sent.
-  const awaitingSnapshot = new Set<string>();
+  // A machine that never answers sessions.get must not hold decisions back for ever: after
+  // SNAPSHOT_WAIT_MS they are re-sent as before E1 (D10).
+  const awaitingSnapshot = new Map<string, unknown>();
+  const awaitSnapshot = (roomId: string) => {
+    if (awaitingSnapshot.has(roomId)) return;
+    awaitingSnapshot.set(
+      roomId,
+      deps.timers.setTimeout(() => {
+        if (awaitingSnapshot.delete(roomId)) resend(roomId);
+      }, SNAPSHOT_WAIT_MS),
+    );
+  };
+  const snapshotCame = (roomId: string): boolean => {
+    const timer = awaitingSnapshot.get(roomId);
+    if (timer === undefined) return false;
+    deps.timers.clearTimeout(timer);
+    return awaitingSnapshot.delete(roomId);
+  };
 
   const changed = () => {
     snapshot = null;
@@ -100,7 +120,7 @@ export function makeClient(deps: ClientDeps) {
       settle(base, message, { at: now(), ...(ask ? { ask } : {}), outbox, replyNotes }),
       true,
     );
-    if (message.type === 'session.snapshot' && awaitingSnapshot.delete(roomId)) resend(roomId);
+    if (message.type === 'session.snapshot' && snapshotCame(roomId)) resend(roomId);
   };
 
   const onEvent = (relay: string, event: ConnectionEvent) => {
@@ -116,7 +136,7 @@ export function makeClient(deps: ClientDeps) {
         if (machineOnline !== view.machineOnline || view.machineSince === null)
           setView(event.room, { ...view, machineOnline, machineSince: now() });
         if (machineOnline && (event.fresh || awaitingSnapshot.has(event.room))) {
-          awaitingSnapshot.add(event.room);
+          awaitSnapshot(event.room);
           send(event.room, { type: 'sessions.get' });
         }
         // Without the machine in the room the relay would drop a re-send; it goes out when the
@@ -145,12 +165,12 @@ export function makeClient(deps: ClientDeps) {
           if (!view) return;
           setView(frame.room, { ...view, machineOnline: frame.online, machineSince: now() });
           if (frame.online) {
-            awaitingSnapshot.add(frame.room);
+            awaitSnapshot(frame.room);
             send(frame.room, { type: 'sessions.get' });
             resend(frame.room);
           } else {
             // Whatever the machine had not confirmed when it left may never have reached it.
-            awaitingSnapshot.delete(frame.room);
+            snapshotCame(frame.room);
             outbox.markUnconfirmed(frame.room);
           }
         } else if (frame.kind === 'error') {
