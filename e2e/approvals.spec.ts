@@ -107,7 +107,7 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     await expect(page.getByRole('button', { name: 'Allow: Run rm' })).toBeDisabled();
     await expect(page.getByRole('button', { name: 'Deny: Run rm' })).toBeDisabled();
     await expect(page.getByText('The machine is offline — actions are disabled.')).toBeVisible();
-    await expect(page.getByText(/Machine offline since \d\d:\d\d/).first()).toBeVisible();
+    await expect(page.getByText(/laptop offline since \d\d:\d\d/).first()).toBeVisible();
   });
 
   test('an approval closed on the computer leaves the card with a note', async ({

@@ -92,7 +92,7 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     await relay.stop();
     await page.goto(sessionUrl);
     await page.reload();
-    await expect(page.getByText(/Offline since \d\d:\d\d/).first()).toBeVisible();
+    await expect(page.getByText(/Can’t reach the relay since \d\d:\d\d/).first()).toBeVisible();
     await expect(page.getByText(/As of \d\d:\d\d/)).toBeVisible();
     await expect(
       page.getByRole('listitem').filter({ hasText: 'remember me' }).first(),

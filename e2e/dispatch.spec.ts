@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { appUrl, expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
 import { makeTestMachine } from './support/test-machine.ts';
 
@@ -83,18 +83,25 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
   });
 
   test('transcript paging: newest page first, "Load older" until the start, reply to a live session', async ({
-    page,
+    browser,
+    page: first,
     machine,
   }) => {
     const m = await machine('laptop');
     writeFileSync(join(m.root, 'a.txt'), `${'A'.repeat(7000)}\n`);
     writeFileSync(join(m.root, 'b.txt'), `${'B'.repeat(7000)}\n`);
+    await pairByCode(first, m.pairingCode, 'laptop');
+    await nav(first, '#/new');
+    await first.getByLabel('Prompt').fill('read: a.txt\nread: b.txt');
+    await first.getByRole('button', { name: 'Start session' }).click();
+    await expect(first.getByText('Turn summary')).toBeVisible();
+    const session = new URL(first.url()).hash;
+    // A second phone has read nothing of this session yet (U3: the first keeps what it read, even
+    // across a reload): it gets the newest page first.
+    const context = await browser.newContext({ baseURL: appUrl });
+    const page = await context.newPage();
     await pairByCode(page, m.pairingCode, 'laptop');
-    await nav(page, '#/new');
-    await page.getByLabel('Prompt').fill('read: a.txt\nread: b.txt');
-    await page.getByRole('button', { name: 'Start session' }).click();
-    await expect(page.getByText('Turn summary')).toBeVisible();
-    await page.reload();
+    await nav(page, session);
     await expect(page.getByText('Older messages exist and are not loaded.')).toBeVisible();
     await expect(page.getByText('Start of the conversation.')).toHaveCount(0);
     await expect(page.getByRole('listitem').filter({ hasText: /Read b\.txt/ })).toBeVisible();
@@ -107,6 +114,7 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     await page.getByLabel('Reply to this session').fill('say: second turn');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect(page.getByText('second turn').first()).toBeVisible();
+    await context.close();
   });
 
   test('full access: hidden unless the machine allows it, then behind a warning and a typed confirmation', async ({

@@ -3,7 +3,7 @@ import { makeAppBadge, type BadgeApi } from './client/app-badge.ts';
 import { makeClient } from './client/client.ts';
 import { makeIdbKv } from './client/idb-kv.ts';
 import { watchLifecycle } from './client/lifecycle.ts';
-import { openCards } from './client/machine-view.ts';
+import { waitingOf } from './client/waiting.ts';
 import type { PushClient } from './client/push/push-client.ts';
 import { pairingCodeIn } from './client/router.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
@@ -48,7 +48,11 @@ void client
   })
   .catch(() => resolvePush(null));
 const badge = makeAppBadge(navigator as Navigator & BadgeApi);
-client.subscribe(() => badge.show(openCards(client.state().machines).length));
+client.subscribe(() => badge.show(waitingOf(client.state().machines).total));
+// U4.offline: the phone's own network, told apart from the relay and the machine being away.
+client.setNetwork(navigator.onLine);
+window.addEventListener('offline', () => client.setNetwork(false));
+window.addEventListener('online', () => client.setNetwork(true));
 watchLifecycle({
   document,
   window,

@@ -137,6 +137,9 @@ export type Relay = {
   stop(): Promise<void>;
   /** Stops the relay (or, with `crash`, kills it) and starts it again on the same port. */
   restart(options?: { crash?: boolean }): Promise<void>;
+  /** Stops the relay and leaves it stopped until `up` (same port, same data). */
+  down(): Promise<void>;
+  up(): Promise<void>;
 };
 
 /** The relay on a free loopback port; `restart` brings it back on the same port. */
@@ -172,6 +175,13 @@ export async function startRelay(): Promise<Relay> {
       current = await launch(relay.port);
       relay.proc = current.proc;
     },
+    async down() {
+      await current.proc.stop();
+    },
+    async up() {
+      current = await launch(relay.port);
+      relay.proc = current.proc;
+    },
   };
   return relay;
 }
@@ -182,6 +192,11 @@ export type MockMachine = {
   root: string;
   /** Desk output lines that match, e.g. /approval (\w+) closed: allow/. */
   deskLines(pattern: RegExp): string[];
+  /**
+   * Stops the machine (with `crash`, SIGKILL) and starts it again with the same state dir and
+   * root: the same pairing, a new process. `proc` is the new process afterwards.
+   */
+  restart(options?: { crash?: boolean }): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -208,18 +223,28 @@ export async function startMachine(options: {
     options.appUrl,
   ];
   if (options.allowFullAccess) args.push('--allow-full-access');
-  const proc = startProcess(`machine ${options.name}`, 'machine/main.ts', args, options.env);
-  await proc.waitForLine(/Type "help" for desk commands/);
+  const launch = async () => {
+    const p = startProcess(`machine ${options.name}`, 'machine/main.ts', args, options.env);
+    await p.waitForLine(/Type "help" for desk commands/);
+    return p;
+  };
+  const proc = await launch();
   const pairingCode = readFileSync(join(state.path, 'pairing-code.txt'), 'utf8').trim();
-  return {
+  const machine: MockMachine = {
     proc,
     pairingCode,
     root: root.path,
-    deskLines: (pattern) => proc.lines.filter((l) => pattern.test(l)),
+    deskLines: (pattern) => machine.proc.lines.filter((l) => pattern.test(l)),
+    async restart(restartOptions = {}) {
+      if (restartOptions.crash) await machine.proc.kill();
+      else await machine.proc.stop();
+      machine.proc = await launch();
+    },
     async stop() {
-      await proc.stop();
+      await machine.proc.stop();
       state.remove();
       root.remove();
     },
   };
+  return machine;
 }

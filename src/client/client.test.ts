@@ -182,6 +182,13 @@ describe('D10: decisions are never lost or doubled', () => {
     const ws2 = sockets.last();
     expect(ws2).not.toBe(ws);
     connect(ws2);
+    // E1: the decision waits for the machine's snapshot, which says the card is still open.
+    expect(m.heard(ws2).filter((x) => x.type === 'approval.respond')).toEqual([]);
+    m.say(ws2, {
+      type: 'session.snapshot',
+      sessions: [],
+      open: { approvals: ['a1'], questions: [] },
+    });
     const first = m.heard(ws).filter((x) => x.type === 'approval.respond');
     const again = m.heard(ws2).filter((x) => x.type === 'approval.respond');
     expect(again).toEqual(first);
@@ -245,6 +252,11 @@ describe('D10: decisions are never lost or doubled', () => {
     expect(h2.client.state().outbox.map((e) => e.state)).toEqual(['unconfirmed']);
     const ws2 = h2.sockets.last();
     connect(ws2);
+    m.say(ws2, {
+      type: 'session.snapshot',
+      sessions: [],
+      open: { approvals: ['a1'], questions: [] },
+    });
     expect(m.heard(ws2).filter((x) => x.type === 'approval.respond')).toEqual([sentBefore]);
   });
 
@@ -331,7 +343,8 @@ describe('Offline reading', () => {
     expect(view.fromCache).toBe(true);
     expect(view.asOf).toBe(at);
     expect(Object.keys(view.sessions)).toEqual(['s1']);
-    expect(view.transcripts.s1).toMatchObject({ more: true, entries: [{ seq: 1, text: 'hello' }] });
+    expect(view.transcripts.s1).toMatchObject({ entries: [{ seq: 1, text: 'hello' }] });
+    expect(view.transcripts.s1!.spans[0]!.lo).toBe(1); // "more": not the start of the conversation
   });
 });
 

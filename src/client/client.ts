@@ -1,15 +1,11 @@
 import {
   fromBase64Url,
-  open,
-  parseMachineMessage,
   roomKeys,
   seal,
   type Decision,
-  type MachineMessage,
   type Pairing,
   type PhoneMessage,
   type QuestionAnswer,
-  type AccessLevel,
   type ClientFrame,
 } from '../../protocol/index.ts';
 import { makeClock, type Clock } from './clock.ts';
@@ -20,62 +16,31 @@ import {
   type ConnectionEvent,
   type LinkStatus,
 } from './connection.ts';
-import type { Kv } from './kv.ts';
-import { applyMessage, emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import {
+  ACT_BLOCKS,
+  NETWORK_STATES,
+  type ActBlock,
+  type ActResult,
+  type ClientDeps,
+  type ClientState,
+  type DispatchInput,
+  type NetworkState,
+  type RelayNotice,
+} from './client-types.ts';
+import { makeDrafts } from './drafts.ts';
+import { openFrame, settle } from './incoming.ts';
+import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
-import { makeOutbox, type ActionKind, type OutboxEntry } from './outbox.ts';
+import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
-import type { SocketFactory, Timers } from './socket.ts';
+import { makeReplyNotes } from './reply-notes.ts';
 
-// E2, E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
-const NOT_HANDLED_YET: Partial<Record<MachineMessage['type'], true>> = {
-  rules: true,
-  phones: true,
-  'room.rotate': true,
-};
-
-export type RelayNotice = { code: string; message?: string; at: number };
-export type ClientState = {
-  ready: boolean;
-  /** Paired machines in pairing order. */
-  machines: MachineView[];
-  links: Record<string, LinkStatus>;
-  relayNotices: Record<string, RelayNotice>;
-  outbox: readonly OutboxEntry[];
-};
-
-export const ACT_BLOCKS = {
-  offline: 'offline',
-  machineOffline: 'machine-offline',
-  repairNeeded: 'repair-needed',
-  unknownMachine: 'unknown-machine',
-  storageFailed: 'storage-failed',
-} as const;
-export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
-export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
-
-export type ClientDeps = {
-  kv: Kv;
-  socket: SocketFactory;
-  timers: Timers;
-  now?: () => number;
-  random?: () => number;
-  uuid?: () => string;
-  log?: (line: string) => void;
-  /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
-  pushEndpoint?: () => string | undefined;
-  /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
-  onJoined?: (roomId: string) => void;
-};
-
-export type DispatchInput = {
-  prompt: string;
-  cwd?: string;
-  worktree: boolean;
-  access?: AccessLevel;
-};
+export * from './client-types.ts';
 
 type Room = { paired: PairedMachine; key: Uint8Array };
+
+/** E1: how long queued decisions wait for the machine's snapshot after a (re)join. */
+export const SNAPSHOT_WAIT_MS = 5_000;
 
 // The phone's one client: the paired rooms, one connection per relay URL, the views of every
 // machine, the outbox. Components read `state()` and call the actions; nothing here touches the DOM.
@@ -94,14 +59,37 @@ export function makeClient(deps: ClientDeps) {
   let views: Record<string, MachineView> = {};
   let links: Record<string, LinkStatus> = {};
   let relayNotices: Record<string, RelayNotice> = {};
+  let network: NetworkState = NETWORK_STATES.online;
   let ready = false;
   let snapshot: ClientState | null = null;
+  // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
+  // card the machine no longer holds is dropped instead of re-sent.
+  // A machine that never answers sessions.get must not hold decisions back for ever: after
+  // SNAPSHOT_WAIT_MS they are re-sent as before E1 (D10).
+  const awaitingSnapshot = new Map<string, unknown>();
+  const awaitSnapshot = (roomId: string) => {
+    if (awaitingSnapshot.has(roomId)) return;
+    awaitingSnapshot.set(
+      roomId,
+      deps.timers.setTimeout(() => {
+        if (awaitingSnapshot.delete(roomId)) resend(roomId);
+      }, SNAPSHOT_WAIT_MS),
+    );
+  };
+  const snapshotCame = (roomId: string): boolean => {
+    const timer = awaitingSnapshot.get(roomId);
+    if (timer === undefined) return false;
+    deps.timers.clearTimeout(timer);
+    return awaitingSnapshot.delete(roomId);
+  };
 
   const changed = () => {
     snapshot = null;
     for (const fn of listeners) fn();
   };
   const outbox = makeOutbox({ kv: deps.kv, now, onChange: changed, timers: deps.timers });
+  const drafts = makeDrafts({ kv: deps.kv, timers: deps.timers, now, onChange: changed });
+  const replyNotes = makeReplyNotes(drafts, now);
 
   const setView = (roomId: string, next: MachineView, persist = false) => {
     views = { ...views, [roomId]: next };
@@ -116,35 +104,23 @@ export function makeClient(deps: ClientDeps) {
     const roomId = room.paired.roomId;
     const view = views[roomId];
     if (!view) return;
-    const opened = open(payload, room.key);
-    if (!opened.ok) {
-      // D13: visible, at most once per episode, and the secret is never deleted by us.
-      if (!view.repairNeeded) {
-        log(`room ${roomId.slice(0, 8)}: a frame failed to open (${opened.code}): re-pair needed`);
-        setView(roomId, { ...view, repairNeeded: true });
-      }
-      return;
-    }
-    const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
-    const parsed = parseMachineMessage(opened.value);
-    if (!parsed.ok || parsed.value.type in NOT_HANDLED_YET) {
-      // D12 and forward compatibility: ignored, logged by type only, never by content.
-      const why = parsed.ok ? `unknown-type ${parsed.value.type}` : parsed.code;
-      log(
-        `room ${roomId.slice(0, 8)}: ignored a message (${why}${!parsed.ok && parsed.type ? ` ${parsed.type}` : ''})`,
-      );
+    const { view: base, message } = openFrame(view, room.key, payload, log);
+    if (!message) {
       if (base !== view) setView(roomId, base);
       return;
     }
-    const message: MachineMessage = parsed.value;
     if (message.type === 'machine.status') clock.observe(roomId, message.ts);
     let ask: TranscriptAsk | undefined;
     if (message.type === 'transcript') {
       ask = asks.get(message.requestId);
       asks.delete(message.requestId);
     }
-    outbox.confirm(roomId, message);
-    setView(roomId, applyMessage(base, message, now(), ask), true);
+    setView(
+      roomId,
+      settle(base, message, { at: now(), ...(ask ? { ask } : {}), outbox, replyNotes }),
+      true,
+    );
+    if (message.type === 'session.snapshot' && snapshotCame(roomId)) resend(roomId);
   };
 
   const onEvent = (relay: string, event: ConnectionEvent) => {
@@ -159,7 +135,10 @@ export function makeClient(deps: ClientDeps) {
         const machineOnline = event.peers.machine > 0;
         if (machineOnline !== view.machineOnline || view.machineSince === null)
           setView(event.room, { ...view, machineOnline, machineSince: now() });
-        if (event.fresh && machineOnline) send(event.room, { type: 'sessions.get' });
+        if (machineOnline && (event.fresh || awaitingSnapshot.has(event.room))) {
+          awaitSnapshot(event.room);
+          send(event.room, { type: 'sessions.get' });
+        }
         // Without the machine in the room the relay would drop a re-send; it goes out when the
         // machine's presence arrives instead.
         if (machineOnline) resend(event.room);
@@ -186,8 +165,13 @@ export function makeClient(deps: ClientDeps) {
           if (!view) return;
           setView(frame.room, { ...view, machineOnline: frame.online, machineSince: now() });
           if (frame.online) {
+            awaitSnapshot(frame.room);
             send(frame.room, { type: 'sessions.get' });
             resend(frame.room);
+          } else {
+            // Whatever the machine had not confirmed when it left may never have reached it.
+            snapshotCame(frame.room);
+            outbox.markUnconfirmed(frame.room);
           }
         } else if (frame.kind === 'error') {
           relayNotices = {
@@ -240,8 +224,18 @@ export function makeClient(deps: ClientDeps) {
     return transmit(roomId, message) ? message : null;
   };
   const resend = (roomId: string) => {
+    const waitForSnapshot = awaitingSnapshot.has(roomId);
     for (const entry of outbox.due(roomId)) {
+      const decision = entry.kind === 'approval' || entry.kind === 'question';
+      if (decision && waitForSnapshot) continue;
       if (transmit(roomId, entry.message)) outbox.noteResent(entry.requestId);
+    }
+    // A reply too old to re-send goes back into its box (U2).
+    for (const entry of outbox.entries()) {
+      if (entry.roomId !== roomId || entry.kind !== 'message') continue;
+      if (entry.state !== ACTION_STATES.expired) continue;
+      replyNotes.expired(entry);
+      outbox.remove(entry.requestId);
     }
   };
 
@@ -249,6 +243,7 @@ export function makeClient(deps: ClientDeps) {
     const room = rooms.get(roomId);
     const view = views[roomId];
     if (!room || !view) return ACT_BLOCKS.unknownMachine;
+    if (network === NETWORK_STATES.offline) return ACT_BLOCKS.noNetwork;
     const c = connections.get(room.paired.relay);
     if (!c || c.status().state !== LINK_STATES.online || !c.isJoined(roomId))
       return ACT_BLOCKS.offline;
@@ -301,13 +296,16 @@ export function makeClient(deps: ClientDeps) {
   return {
     clock,
     async start() {
-      const [list] = await Promise.all([pairings.load(), outbox.load()]);
+      const [list] = await Promise.all([pairings.load(), outbox.load(), drafts.load()]);
       for (const paired of list) {
         addRoom(paired);
         const cached = await loadCachedView(deps.kv, paired.roomId);
         const view = views[paired.roomId];
-        if (cached && view)
-          views = { ...views, [paired.roomId]: { ...view, ...cached, fromCache: true } };
+        if (cached && view) {
+          const restored = { ...view, ...cached, fromCache: true };
+          views = { ...views, [paired.roomId]: restored };
+          cache.loaded(restored);
+        }
       }
       ready = true;
       changed();
@@ -323,6 +321,9 @@ export function makeClient(deps: ClientDeps) {
         links,
         relayNotices,
         outbox: outbox.entries(),
+        network,
+        drafts: drafts.all(),
+        replyNotes: replyNotes.all(),
       };
       return snapshot;
     },
@@ -336,6 +337,7 @@ export function makeClient(deps: ClientDeps) {
       for (const old of replaced) {
         rooms.delete(old);
         outbox.forgetRoom(old);
+        replyNotes.forgetRoom(old);
         cache.forget(old);
         const { [old]: _gone, ...rest } = views;
         views = rest;
@@ -357,6 +359,7 @@ export function makeClient(deps: ClientDeps) {
       await pairings.forget(roomId);
       rooms.delete(roomId);
       outbox.forgetRoom(roomId);
+      replyNotes.forgetRoom(roomId);
       cache.forget(roomId);
       const { [roomId]: _gone, ...rest } = views;
       views = rest;
@@ -410,14 +413,33 @@ export function makeClient(deps: ClientDeps) {
       relayNotices = rest;
       changed();
     },
-    /** Writes pending offline-cache updates now (the page is being hidden or unloaded). */
-    flush: () => cache.flush(),
+    /** U2: the text in a box (drafts.ts keys); kept on this phone until the machine has it. */
+    setDraft: (key: string, text: string) => drafts.set(key, text),
+    /** U4.offline: the browser says whether this phone has a network (online/offline events). */
+    setNetwork(online: boolean) {
+      const next = online ? NETWORK_STATES.online : NETWORK_STATES.offline;
+      if (next === network) return;
+      network = next;
+      changed();
+      // No network: every socket is dead whatever it claims (the D5 probe would take up to 35 s
+      // to notice), so they are closed now and reopened the moment the network is back.
+      if (!online) connections.forEach((c) => c.suspend());
+      else connections.forEach((c) => c.kick());
+    },
+    /** U4.offline "Reconnect now": reconnect what is down and probe what claims to be up (D5). */
+    reconnectNow: () => connections.forEach((c) => c.reconnectNow()),
+    /** Writes pending offline-cache and draft updates now (the page is being hidden or unloaded). */
+    flush: () => {
+      cache.flush();
+      drafts.flush();
+    },
     kickAll: () => connections.forEach((c) => c.kick()),
     suspendAll: () => connections.forEach((c) => c.suspend()),
     close() {
       connections.forEach((c) => c.close());
       connections.clear();
       cache.flush();
+      drafts.flush();
     },
   };
 }

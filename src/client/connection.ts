@@ -47,6 +47,11 @@ export type Connection = {
   status(): LinkStatus;
   /** Reconnects at once when not connected (`online` event, app became visible). */
   kick(): void;
+  /**
+   * "Reconnect now": a closed or still-connecting link starts afresh at once; an open one is
+   * probed now (D5), so a dead link is dropped within PHONE_HELLO_TIMEOUT_MS.
+   */
+  reconnectNow(): void;
   /** D5: close while the app is hidden so the relay pushes instead; no reconnect until kick. */
   suspend(): void;
   /** Reconnects from scratch (e.g. a room was forgotten and must be left). */
@@ -226,6 +231,23 @@ export function makeConnection(options: ConnectionOptions): Connection {
     kick() {
       suspended = false;
       if (socket) return;
+      attempt = 0;
+      setStatus(LINK_STATES.connecting);
+      connect();
+    },
+    reconnectNow() {
+      suspended = false;
+      const [room] = joined;
+      if (socket && socket.readyState === SOCKET_OPEN && room !== undefined) return sendHello(room);
+      const ws = socket;
+      generation += 1;
+      socket = null;
+      try {
+        ws?.close(1000, 'reconnect');
+      } catch {
+        // a socket that is already closing has nothing left to say
+      }
+      if (ws) options.onEvent({ kind: 'socket-closed' });
       attempt = 0;
       setStatus(LINK_STATES.connecting);
       connect();

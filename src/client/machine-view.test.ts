@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMachineMessage, type MachineMessage } from '../../protocol/index.ts';
 import { applyMessage, emptyView, openCards, sessionsByActivity } from './machine-view.ts';
+import { gapsOf, reachesStart } from './transcript-merge.ts';
 
 const msg = (m: Record<string, unknown>): MachineMessage => {
   const r = parseMachineMessage({ v: 1, ts: 0, ...m });
@@ -22,9 +23,9 @@ describe('Transcript paging: newest page first, never mistaken for the start', (
         more: true,
       }),
       1,
-      { sessionId: 's' },
+      { ask: { sessionId: 's' } },
     );
-    expect(v.transcripts.s).toMatchObject({ more: true });
+    expect(reachesStart(v.transcripts.s!)).toBe(false);
     v = applyMessage(
       v,
       msg({
@@ -35,10 +36,10 @@ describe('Transcript paging: newest page first, never mistaken for the start', (
         more: false,
       }),
       2,
-      { sessionId: 's', before: 5 },
+      { ask: { sessionId: 's', before: 5 } },
     );
     expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([3, 4, 5, 6]);
-    expect(v.transcripts.s!.more).toBe(false);
+    expect(reachesStart(v.transcripts.s!)).toBe(true);
   });
 
   it('a page without `more` is the whole conversation; with more absent it is treated as complete only then', () => {
@@ -46,9 +47,9 @@ describe('Transcript paging: newest page first, never mistaken for the start', (
       base,
       msg({ type: 'transcript', requestId: 'r1', sessionId: 's', entries: [entry(1)] }),
       1,
-      { sessionId: 's' },
+      { ask: { sessionId: 's' } },
     );
-    expect(v.transcripts.s!.more).toBe(false);
+    expect(reachesStart(v.transcripts.s!)).toBe(true);
   });
 });
 
@@ -154,16 +155,17 @@ describe('Transcript refresh', () => {
   const page = (entries: number[], more: boolean) =>
     msg({ type: 'transcript', requestId: 'r', sessionId: 's', entries: entries.map(entry), more });
   it('a newer newest page that touches what was read keeps the older pages and their "more"', () => {
-    let v = applyMessage(base, page([5, 6], true), 1, { sessionId: 's' });
-    v = applyMessage(v, page([3, 4], true), 1, { sessionId: 's', before: 5 });
-    v = applyMessage(v, page([6, 7, 8], true), 2, { sessionId: 's' });
+    let v = applyMessage(base, page([5, 6], true), 1, { ask: { sessionId: 's' } });
+    v = applyMessage(v, page([3, 4], true), 1, { ask: { sessionId: 's', before: 5 } });
+    v = applyMessage(v, page([6, 7, 8], true), 2, { ask: { sessionId: 's' } });
     expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8]);
-    expect(v.transcripts.s!.more).toBe(true);
+    expect(reachesStart(v.transcripts.s!)).toBe(false);
   });
-  it('with a gap, the old pages are dropped instead of shown as continuous', () => {
-    let v = applyMessage(base, page([1, 2], false), 1, { sessionId: 's' });
-    v = applyMessage(v, page([9, 10], true), 2, { sessionId: 's' });
-    expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([9, 10]);
-    expect(v.transcripts.s!.more).toBe(true);
+  it('U3: with a gap, nothing is dropped: both ranges stay and the gap is known, not the start', () => {
+    let v = applyMessage(base, page([1, 2], false), 1, { ask: { sessionId: 's' } });
+    v = applyMessage(v, page([9, 10], true), 2, { ask: { sessionId: 's' } });
+    expect(v.transcripts.s!.entries.map((e) => e.seq)).toEqual([1, 2, 9, 10]);
+    expect(reachesStart(v.transcripts.s!)).toBe(true);
+    expect(gapsOf(v.transcripts.s!)).toEqual([9]);
   });
 });

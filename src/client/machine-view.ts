@@ -6,20 +6,42 @@ import type {
   MachineStatus,
   QuestionRequest,
   Session,
-  TranscriptEntry,
   TurnFinal,
 } from '../../protocol/index.ts';
+import { capRecord, without } from './bounded.ts';
+import {
+  closeCard,
+  reconcileInstance,
+  reconcileSnapshot,
+  reopenAllowed,
+  type QueuedLookup,
+} from './reconcile.ts';
+import { isStaleFrame, observeFrame, type FrameClock } from './stale-frames.ts';
+import { mergePage, type TranscriptView } from './transcript-merge.ts';
+
+export type { TranscriptView } from './transcript-merge.ts';
+export { openCards, sessionCounts, type OpenCard } from './waiting.ts';
 
 // Everything the phone knows about one paired machine, updated only by the pure functions below
 // so the rules can be tested without a DOM or a socket.
+
+/** How a card ended: the machine's resolution, or the phone's E1 inference (reconcile.ts). */
 export type ClosedNote = {
   kind: 'approval' | 'question';
+  id: string;
   resolution: string;
   sessionId: string;
   title: string;
+  /** Phone time. */
   at: number;
+  /** Machine time of the frame that closed it (waiting.ts: explains a stale "waiting" state). */
+  ts: number;
+  /** E1: the decision this phone had queued for the card, never confirmed and now dropped. */
+  undelivered?: 'allow' | 'deny' | 'answer';
 };
-export type TranscriptView = { entries: TranscriptEntry[]; more: boolean; reason?: string };
+
+/** A card that ended, by id ("a:<id>" / "q:<id>"): who ended it and the machine ts of that frame. */
+export type Ended = { by: 'machine' | 'phone'; ts: number };
 
 export type MachineView = {
   roomId: string;
@@ -42,10 +64,20 @@ export type MachineView = {
   asOf: number | null;
   /** True while the view holds only what was saved on this phone, nothing live yet. */
   fromCache: boolean;
+  /** E1: `machine.status.instance` of the process we talk to, and the ones that went away. */
+  instance: string | null;
+  retired: string[];
+  /** H10: newest machine ts per frame key (stale-frames.ts). */
+  frames: FrameClock;
+  ended: Record<string, Ended>;
 };
 
 export const MAX_ERRORS_KEPT = 20;
-export const MAX_CLOSED_NOTES_KEPT = 20;
+export { MAX_CLOSED_NOTES_KEPT } from './reconcile.ts';
+// H10 bounds on what one machine's view may hold (the offline cache mirrors them).
+export const MAX_SESSIONS_KEPT = 200;
+export const MAX_TRANSCRIPTS_KEPT = 12;
+export const MAX_DISPATCH_RESULTS_KEPT = 20;
 
 export function emptyView(roomId: string, name: string, relay: string): MachineView {
   return {
@@ -67,99 +99,129 @@ export function emptyView(roomId: string, name: string, relay: string): MachineV
     repairNeeded: false,
     asOf: null,
     fromCache: false,
+    instance: null,
+    retired: [],
+    frames: {},
+    ended: {},
   };
 }
 
-const without = <T>(record: Record<string, T>, key: string): Record<string, T> => {
-  const { [key]: _gone, ...rest } = record;
-  return rest;
-};
-
 /** What a transcript reply was asking for, remembered by requestId. */
 export type TranscriptAsk = { sessionId: string; before?: number };
+export type ApplyContext = { ask?: TranscriptAsk; queued?: QueuedLookup };
+
+/** Keeps the sessions with the newest activity, and the turn summaries of those only. */
+function boundSessions(v: MachineView): MachineView {
+  const list = Object.values(v.sessions);
+  if (list.length <= MAX_SESSIONS_KEPT) return v;
+  const kept = list.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS_KEPT);
+  const ids = new Set(kept.map((s) => s.sessionId));
+  return {
+    ...v,
+    sessions: Object.fromEntries(kept.map((s) => [s.sessionId, s])),
+    finals: Object.fromEntries(Object.entries(v.finals).filter(([id]) => ids.has(id))),
+  };
+}
+
+function boundTranscripts(all: Record<string, TranscriptView>): Record<string, TranscriptView> {
+  const entries = Object.entries(all);
+  if (entries.length <= MAX_TRANSCRIPTS_KEPT) return all;
+  entries.sort((a, b) => b[1].touchedAt - a[1].touchedAt);
+  return Object.fromEntries(entries.slice(0, MAX_TRANSCRIPTS_KEPT));
+}
 
 export function applyMessage(
   view: MachineView,
   message: MachineMessage,
   at: number,
-  ask?: TranscriptAsk,
+  ctx: ApplyContext = {},
 ): MachineView {
-  const v: MachineView = { ...view, asOf: at, fromCache: false };
+  // H10: a replayed frame far older than what this machine already said about the same thing.
+  if (isStaleFrame(view.frames, message)) return view;
+  const queued = ctx.queued ?? (() => undefined);
+  const v: MachineView = {
+    ...view,
+    asOf: at,
+    fromCache: false,
+    frames: observeFrame(view.frames, message),
+  };
   switch (message.type) {
-    case 'machine.status':
-      return { ...v, status: message, statusAt: at };
-    case 'session.snapshot':
-      return {
+    case 'machine.status': {
+      if (message.instance !== undefined && v.retired.includes(message.instance)) return view;
+      return { ...reconcileInstance(v, message, at, queued), status: message, statusAt: at };
+    }
+    case 'session.snapshot': {
+      const withSessions = boundSessions({
         ...v,
         sessions: Object.fromEntries(message.sessions.map((s) => [s.sessionId, s])),
-      };
+      });
+      return reconcileSnapshot(withSessions, message, at, queued);
+    }
     case 'session.update':
-      return { ...v, sessions: { ...v.sessions, [message.session.sessionId]: message.session } };
+      return boundSessions({
+        ...v,
+        sessions: { ...v.sessions, [message.session.sessionId]: message.session },
+      });
     case 'approval.request':
       // D8: open requests are re-sent on every join; the id dedupes them.
-      return { ...v, approvals: { ...v.approvals, [message.approvalId]: message } };
-    case 'approval.closed': {
-      const open = v.approvals[message.approvalId];
-      if (!open) return v;
-      const note: ClosedNote = {
-        kind: 'approval',
-        resolution: message.resolution,
-        sessionId: open.sessionId,
-        title: open.title,
-        at,
-      };
+      if (!reopenAllowed(v.ended[`a:${message.approvalId}`], message.ts)) return view;
       return {
         ...v,
-        approvals: without(v.approvals, message.approvalId),
-        closed: [note, ...v.closed].slice(0, MAX_CLOSED_NOTES_KEPT),
+        approvals: { ...v.approvals, [message.approvalId]: message },
+        ended: without(v.ended, `a:${message.approvalId}`),
       };
-    }
     case 'question.request':
-      return { ...v, questions: { ...v.questions, [message.questionId]: message } };
-    case 'question.closed': {
-      const open = v.questions[message.questionId];
-      if (!open) return v;
-      const note: ClosedNote = {
-        kind: 'question',
-        resolution: message.resolution,
-        sessionId: open.sessionId,
-        title: open.items[0]?.prompt ?? '',
-        at,
-      };
+      if (!reopenAllowed(v.ended[`q:${message.questionId}`], message.ts)) return view;
       return {
         ...v,
-        questions: without(v.questions, message.questionId),
-        closed: [note, ...v.closed].slice(0, MAX_CLOSED_NOTES_KEPT),
+        questions: { ...v.questions, [message.questionId]: message },
+        ended: without(v.ended, `q:${message.questionId}`),
       };
-    }
+    case 'approval.closed':
+      return closeCard(v, 'approval', message.approvalId, message.resolution, {
+        by: 'machine',
+        ts: message.ts,
+        at,
+      });
+    case 'question.closed':
+      return closeCard(v, 'question', message.questionId, message.resolution, {
+        by: 'machine',
+        ts: message.ts,
+        at,
+      });
     case 'dispatch.result':
-      return { ...v, dispatchResults: { ...v.dispatchResults, [message.requestId]: message } };
+      return {
+        ...v,
+        dispatchResults: capRecord(
+          { ...v.dispatchResults, [message.requestId]: message },
+          MAX_DISPATCH_RESULTS_KEPT,
+        ),
+      };
     case 'turn.final':
       return { ...v, finals: { ...v.finals, [message.sessionId]: message } };
     case 'transcript': {
-      const sessionId = ask?.sessionId ?? message.sessionId;
-      const previous = v.transcripts[sessionId];
-      const older = ask?.before !== undefined && previous;
-      const first = message.entries[0]?.seq;
-      const last = previous?.entries.at(-1)?.seq;
-      // A fresh newest page keeps the older pages already read when the two touch; with a gap
-      // between them the old ones are dropped rather than shown as if continuous.
-      const touches =
-        !older && previous && first !== undefined && last !== undefined && first <= last + 1;
-      const kept = touches ? previous.entries.filter((e) => e.seq < first) : [];
-      const page: TranscriptView = older
-        ? {
-            entries: [...message.entries, ...previous.entries.filter((e) => e.seq >= ask.before!)],
-            more: message.more === true,
-            reason: message.reason,
-          }
-        : kept.length > 0
-          ? { entries: [...kept, ...message.entries], more: previous!.more, reason: message.reason }
-          : { entries: message.entries, more: message.more === true, reason: message.reason };
-      return { ...v, transcripts: { ...v.transcripts, [sessionId]: page } };
+      const sessionId = ctx.ask?.sessionId ?? message.sessionId;
+      const page = mergePage(
+        v.transcripts[sessionId],
+        { entries: message.entries, more: message.more === true, reason: message.reason },
+        ctx.ask?.before,
+        at,
+      );
+      return { ...v, transcripts: boundTranscripts({ ...v.transcripts, [sessionId]: page }) };
     }
-    case 'error':
-      return { ...v, errors: [{ ...message, at }, ...v.errors].slice(0, MAX_ERRORS_KEPT) };
+    case 'error': {
+      const withError = {
+        ...v,
+        errors: [{ ...message, at }, ...v.errors].slice(0, MAX_ERRORS_KEPT),
+      };
+      // The machine says a card we still show is not pending (D11): it ends here, and a decision
+      // queued for it is dropped with a note rather than re-sent.
+      const id = message.reason === 'not-pending' ? message.context : undefined;
+      if (id === undefined) return withError;
+      const kind = v.approvals[id] ? 'approval' : v.questions[id] ? 'question' : null;
+      if (kind === null) return withError;
+      return closeCard(withError, kind, id, 'gone', { by: 'phone', ts: message.ts, at, queued });
+    }
     default:
       return v;
   }
@@ -168,42 +230,4 @@ export function applyMessage(
 /** Sessions by last activity, newest first. */
 export function sessionsByActivity(view: MachineView): Session[] {
   return Object.values(view.sessions).sort((a, b) => b.lastActivity - a.lastActivity);
-}
-
-export type OpenCard =
-  | { kind: 'approval'; roomId: string; createdAt: number; approval: ApprovalRequest }
-  | { kind: 'question'; roomId: string; createdAt: number; question: QuestionRequest };
-
-/** Every open approval and question across machines, oldest first (the Inbox). */
-export function openCards(views: readonly MachineView[], sessionId?: string): OpenCard[] {
-  const cards: OpenCard[] = [];
-  for (const view of views) {
-    for (const approval of Object.values(view.approvals))
-      if (!sessionId || approval.sessionId === sessionId)
-        cards.push({
-          kind: 'approval',
-          roomId: view.roomId,
-          createdAt: approval.createdAt,
-          approval,
-        });
-    for (const question of Object.values(view.questions))
-      if (!sessionId || question.sessionId === sessionId)
-        cards.push({
-          kind: 'question',
-          roomId: view.roomId,
-          createdAt: question.createdAt,
-          question,
-        });
-  }
-  return cards.sort((a, b) => a.createdAt - b.createdAt);
-}
-
-export function sessionCounts(view: MachineView): { running: number; waiting: number } {
-  let running = 0;
-  let waiting = 0;
-  for (const s of Object.values(view.sessions)) {
-    if (s.state === 'running') running += 1;
-    if (s.state === 'awaiting_approval') waiting += 1;
-  }
-  return { running, waiting };
 }

@@ -56,6 +56,18 @@ export type Outbox = {
   forgetRoom(roomId: string): void;
 };
 
+const MESSAGE_REFUSALS: readonly string[] = [
+  'message-too-long-chars',
+  'message-too-long-bytes',
+  'no-remote-followup',
+  'stale-request',
+];
+/** An `error` pinned to a session that answers a session.message (spec: "a refused session.message"). */
+export function refusesMessage(m: { reason?: string; context?: string }): boolean {
+  if (m.reason !== undefined) return MESSAGE_REFUSALS.includes(m.reason);
+  return m.context === undefined || m.context === 'session.message';
+}
+
 export function makeOutbox(options: {
   kv: Kv;
   now: () => number;
@@ -107,8 +119,16 @@ export function makeOutbox(options: {
       case 'session.update':
         return e.kind === 'message' && e.targetId === message.session.sessionId;
       case 'error':
-        // A refused session.message is pinned to its session: it is answered, not lost.
-        return e.kind === 'message' && message.sessionId === e.targetId;
+        // A refused session.message is pinned to its session: it is answered, not lost. Errors
+        // about something else in that session (a crashed turn, a transcript) are not refusals.
+        if (e.kind === 'message')
+          return message.sessionId === e.targetId && refusesMessage(message);
+        // D11: the machine no longer holds the card this decision was for.
+        return (
+          (e.kind === 'approval' || e.kind === 'question') &&
+          message.reason === 'not-pending' &&
+          message.context === e.targetId
+        );
       default:
         return false;
     }

@@ -2,8 +2,9 @@ import { Show, createSignal, lazy, Suspense } from 'solid-js';
 import { TRUNCATION_SUFFIX, type ApprovalRequest, type Decision } from '../../protocol/index.ts';
 import { looksLikeDiff } from '../client/diff.ts';
 import type { MachineView } from '../client/machine-view.ts';
-import { routeHref } from '../client/router.ts';
+import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
+import { SessionLink } from './SessionLink.tsx';
 import { ActionStatus, Presence } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
@@ -26,7 +27,6 @@ export function ApprovalCard(props: {
           e.roomId === props.view.roomId &&
           e.targetId === props.approval.approvalId,
       );
-  const session = () => props.view.sessions[props.approval.sessionId];
   const blocked = () => ui.blocked(props.view.roomId);
   const reasonId = () => `approval-why-${props.approval.approvalId}`;
   const truncated = () => props.approval.detail.endsWith(TRUNCATION_SUFFIX);
@@ -51,7 +51,7 @@ export function ApprovalCard(props: {
       class="card approval"
       id={`approval-${props.approval.approvalId}`}
       aria-labelledby={`approval-title-${props.approval.approvalId}`}
-      tabindex={props.focus ? -1 : undefined}
+      tabindex={-1}
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">
@@ -59,16 +59,12 @@ export function ApprovalCard(props: {
         <Presence view={props.view} />
       </p>
       <h3 id={`approval-title-${props.approval.approvalId}`}>{props.approval.title}</h3>
-      <a
-        class="session-link"
-        href={routeHref({
-          name: 'session',
-          roomId: props.view.roomId,
-          sessionId: props.approval.sessionId,
-        })}
-      >
-        {ui.t('card.session', { title: session()?.title ?? props.approval.sessionId })}
-      </a>
+      <CardClock
+        roomId={props.view.roomId}
+        createdAt={props.approval.createdAt}
+        expiresAt={props.approval.expiresAt}
+      />
+      <SessionLink view={props.view} sessionId={props.approval.sessionId} />
       <Show when={truncated()}>
         <span class="badge warn">{ui.t('card.truncated')}</span>
       </Show>

@@ -1,26 +1,33 @@
 import { For, Show } from 'solid-js';
-import { openCards, sessionCounts } from '../client/machine-view.ts';
+import { sessionCounts } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
+import { waitingOf } from '../client/waiting.ts';
 import { Cards } from './Cards.tsx';
+import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { useUi } from './context.tsx';
+import { UnseenWaits } from './UnseenWaits.tsx';
 import { AsOf, Header, Presence, RelayNotices, RepairBanner } from './widgets.tsx';
 
 export default function Inbox() {
   const ui = useUi();
-  const cards = () => openCards(ui.state().machines);
+  // U1: the list, the counts and the chips come from one store (waiting.ts).
+  const waiting = () => waitingOf(ui.state().machines);
+  const cards = () => waiting().cards;
   const relays = () => [...new Set(ui.state().machines.map((m) => m.relay))];
 
   return (
     <>
       <Header title={ui.t('inbox.title')} />
       <main class="page">
+        <ConnectionBanner views={ui.state().machines} />
         <RelayNotices relays={relays()} />
         <section class="section" aria-labelledby="inbox-waiting">
           <h2 id="inbox-waiting">{ui.t('inbox.waiting')}</h2>
-          <Show when={cards().length === 0}>
+          <Show when={waiting().total === 0}>
             <p class="empty">{ui.t('inbox.nothingWaiting')}</p>
           </Show>
           <Cards cards={cards()} />
+          <UnseenWaits waits={waiting().unseen} />
         </section>
         <section class="section" aria-labelledby="inbox-machines">
           <h2 id="inbox-machines">{ui.t('inbox.machines')}</h2>

@@ -1,8 +1,9 @@
 import { For, Show, createSignal } from 'solid-js';
-import type { QuestionAnswer, QuestionRequest } from '../../protocol/index.ts';
+import type { QuestionAnswer, QuestionItem, QuestionRequest } from '../../protocol/index.ts';
 import type { MachineView } from '../client/machine-view.ts';
-import { routeHref } from '../client/router.ts';
+import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
+import { SessionLink } from './SessionLink.tsx';
 import { ActionStatus, Presence } from './widgets.tsx';
 
 export function QuestionCard(props: {
@@ -30,8 +31,16 @@ export function QuestionCard(props: {
         (e) => e.kind === 'question' && e.roomId === props.view.roomId && e.targetId === qid(),
       );
   const blocked = () => ui.blocked(props.view.roomId);
-  const session = () => props.view.sessions[props.question.sessionId];
   const title = () => props.question.items[0]?.prompt ?? '';
+  // U4.question: a single question's text is its heading, shown once (inside the legend); a
+  // free-text question is never told to "choose".
+  const single = () => props.question.items.length === 1;
+  const hint = (item: QuestionItem) => {
+    if (item.options.length === 0) return null;
+    if (item.multiSelect)
+      return ui.t(item.allowFreeText ? 'truth.chooseManyOrWrite' : 'card.chooseMany');
+    return ui.t(item.allowFreeText ? 'truth.chooseOneOrWrite' : 'card.chooseOne');
+  };
   // Every item needs an option or (where allowed) some text: an empty answer is never sent.
   const complete = () =>
     props.question.items.every(
@@ -74,34 +83,35 @@ export function QuestionCard(props: {
       class="card question"
       id={`question-${qid()}`}
       aria-labelledby={`question-title-${qid()}`}
-      tabindex={props.focus ? -1 : undefined}
+      tabindex={-1}
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">
         <span class="kind">{ui.t('card.question')}</span> · {props.view.name} ·{' '}
         <Presence view={props.view} />
       </p>
-      <h3 id={`question-title-${qid()}`}>{title()}</h3>
-      <a
-        class="session-link"
-        href={routeHref({
-          name: 'session',
-          roomId: props.view.roomId,
-          sessionId: props.question.sessionId,
-        })}
-      >
-        {ui.t('card.session', { title: session()?.title ?? props.question.sessionId })}
-      </a>
+      <Show when={!single()}>
+        <h3 id={`question-title-${qid()}`}>
+          {ui.t('truth.questionsMany', { count: props.question.items.length })}
+        </h3>
+      </Show>
+      <CardClock
+        roomId={props.view.roomId}
+        createdAt={props.question.createdAt}
+        expiresAt={props.question.expiresAt}
+      />
+      <SessionLink view={props.view} sessionId={props.question.sessionId} />
       <form onSubmit={(ev) => void submit(ev)}>
         <For each={props.question.items}>
           {(item, i) => (
             <fieldset disabled={busy() || !!entry()}>
               <legend>
-                {item.prompt}
-                <span class="hint">
-                  {' '}
-                  — {item.multiSelect ? ui.t('card.chooseMany') : ui.t('card.chooseOne')}
-                </span>
+                <Show when={single()} fallback={item.prompt}>
+                  <h3 id={`question-title-${qid()}`}>{item.prompt}</h3>
+                </Show>
+                <Show when={hint(item)}>
+                  {(h) => <span class="hint">{single() ? h() : ` — ${h()}`}</span>}
+                </Show>
               </legend>
               <For each={item.options}>
                 {(option) => (
@@ -113,7 +123,12 @@ export function QuestionCard(props: {
                       checked={(picked(item.id) ?? []).includes(option.id)}
                       onChange={() => toggle(item.id, option.id, item.multiSelect)}
                     />
-                    <span>{option.label}</span>
+                    <span class="tr-option-text">
+                      <span>{option.label}</span>
+                      <Show when={option.description}>
+                        <span class="tr-option-desc">{option.description}</span>
+                      </Show>
+                    </span>
                   </label>
                 )}
               </For>

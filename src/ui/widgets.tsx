@@ -29,11 +29,14 @@ export function Header(props: { title: string; back?: Route }) {
 
 export function Presence(props: { view: MachineView }) {
   const ui = useUi();
-  const line = () => presenceOf(ui.state().links[props.view.relay], props.view);
+  const line = () => presenceOf(ui.state().links[props.view.relay], props.view, ui.state().network);
   return (
     <span class={`presence ${line().tone}`}>
       <span class="dot" aria-hidden="true" />
-      {ui.t(line().key, { time: line().since !== undefined ? ui.time(line().since!) : '' })}
+      {ui.t(line().key, {
+        time: line().since !== undefined ? ui.time(line().since!) : '',
+        name: props.view.name,
+      })}
     </span>
   );
 }
@@ -41,7 +44,8 @@ export function Presence(props: { view: MachineView }) {
 /** Offline reading: what is on screen may be old, and says so. */
 export function AsOf(props: { view: MachineView }) {
   const ui = useUi();
-  const stale = () => presenceOf(ui.state().links[props.view.relay], props.view).tone !== 'ok';
+  const stale = () =>
+    presenceOf(ui.state().links[props.view.relay], props.view, ui.state().network).tone !== 'ok';
   return (
     <Show when={stale() && props.view.asOf !== null}>
       <p class="as-of">{ui.t('machine.asOf', { time: ui.time(props.view.asOf!) })}</p>

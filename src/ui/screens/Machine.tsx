@@ -3,15 +3,8 @@ import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
 import { Steps } from '../Steps.tsx';
-import {
-  AsOf,
-  Header,
-  Presence,
-  RelayNotices,
-  RepairBanner,
-  StateChip,
-  reasonText,
-} from '../widgets.tsx';
+import { AsOf, Header, Presence, RelayNotices, RepairBanner, reasonText } from '../widgets.tsx';
+import { SessionChip } from '../SessionChip.tsx';
 
 export default function Machine(props: { roomId: string }) {
   const ui = useUi();
@@ -86,7 +79,7 @@ export default function Machine(props: { roomId: string }) {
                         >
                           <span class="row-title">{s.title}</span>
                           <span class="chips">
-                            <StateChip state={s.state} />
+                            <SessionChip view={v()} session={s} />
                             <Show when={s.dispatched}>
                               <span class="chip">{ui.t('session.dispatched')}</span>
                             </Show>

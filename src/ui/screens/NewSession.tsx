@@ -1,6 +1,10 @@
 import { For, Show, createEffect, createMemo, createSignal, untrack } from 'solid-js';
-import { MAX_PROMPT_BYTES, MAX_PROMPT_CHARS, utf8ByteLength } from '../../../protocol/index.ts';
+import { MAX_PROMPT_BYTES, MAX_PROMPT_CHARS } from '../../../protocol/index.ts';
+import { draftKeys } from '../../client/drafts.ts';
+import { countText } from '../../client/text-count.ts';
+import { ConnectionBanner } from '../ConnectionBanner.tsx';
 import { useUi } from '../context.tsx';
+import { TextCounter } from '../TextCounter.tsx';
 import { Header, RelayNotices, reasonText } from '../widgets.tsx';
 
 // Dispatch. Full access is offered only when the machine advertises it, behind a toggle that is
@@ -15,7 +19,21 @@ export default function NewSession(props: { roomId?: string }) {
   const roots = () => view()?.status?.allowedRoots;
   const [cwd, setCwd] = createSignal('');
   const [worktree, setWorktree] = createSignal(false);
-  const [prompt, setPrompt] = createSignal('');
+  // U2: the prompt is a draft per machine, kept on this phone until the machine accepted it.
+  const draftKey = () => draftKeys.prompt(roomId());
+  const prompt = () => ui.state().drafts[draftKey()] ?? '';
+  const setPrompt = (text: string) => ui.client.setDraft(draftKey(), text);
+  // Switching machine takes the typed prompt along, unless that machine has a draft of its own
+  // (which is then shown; the one left behind stays saved under its machine).
+  const switchMachine = (next: string) => {
+    const text = prompt();
+    const target = ui.state().drafts[draftKeys.prompt(next)] ?? '';
+    if (text !== '' && target === '') {
+      ui.client.setDraft(draftKeys.prompt(next), text);
+      setPrompt('');
+    }
+    setRoomId(next);
+  };
   const [full, setFull] = createSignal(false);
   const [confirmWord, setConfirmWord] = createSignal('');
   const [requestId, setRequestId] = createSignal<string | null>(null);
@@ -30,9 +48,8 @@ export default function NewSession(props: { roomId?: string }) {
     if (!props.roomId && !roomId() && machines()[0]) setRoomId(machines()[0]!.roomId);
   });
 
-  const chars = createMemo(() => [...prompt()].length);
-  const bytes = createMemo(() => utf8ByteLength(prompt()));
-  const tooLong = () => chars() > MAX_PROMPT_CHARS || bytes() > MAX_PROMPT_BYTES;
+  const count = createMemo(() => countText(prompt(), MAX_PROMPT_CHARS, MAX_PROMPT_BYTES));
+  const tooLong = () => count().over;
   const fullOffered = () => view()?.status?.capabilities?.fullAccessDispatch === true;
   const dispatchOff = () => roots() !== undefined && roots()!.length === 0;
   const fullConfirmed = () => !full() || confirmWord().trim() === ui.t('new.fullAccessWord');
@@ -88,13 +105,14 @@ export default function NewSession(props: { roomId?: string }) {
       />
       <main class="page">
         <Show when={machines().length > 0} fallback={<p class="empty">{ui.t('new.noMachine')}</p>}>
+          <Show when={view()}>{(v) => <ConnectionBanner views={[v()]} machines />}</Show>
           <Show when={relayNoticeSinceSend()}>
             <RelayNotices relays={[view()!.relay]} />
           </Show>
           <form class="form" onSubmit={(ev) => void submit(ev)}>
             <label class="field">
               <span>{ui.t('new.machine')}</span>
-              <select value={roomId()} onChange={(ev) => setRoomId(ev.currentTarget.value)}>
+              <select value={roomId()} onChange={(ev) => switchMachine(ev.currentTarget.value)}>
                 <For each={machines()}>{(m) => <option value={m.roomId}>{m.name}</option>}</For>
               </select>
             </label>
@@ -141,19 +159,7 @@ export default function NewSession(props: { roomId?: string }) {
                 aria-describedby="prompt-counter"
               />
             </label>
-            <p
-              id="prompt-counter"
-              class={tooLong() ? 'counter over' : 'counter'}
-              aria-live="polite"
-            >
-              {ui.t('new.counter', {
-                chars: chars(),
-                maxChars: MAX_PROMPT_CHARS,
-                bytes: bytes(),
-                maxBytes: MAX_PROMPT_BYTES,
-              })}
-              <Show when={tooLong()}> — {ui.t('new.tooLong')}</Show>
-            </p>
+            <TextCounter id="prompt-counter" count={count()} tooLong={ui.t('new.tooLong')} />
             <Show
               when={fullOffered()}
               fallback={<p class="hint">{ui.t('new.fullAccessUnavailable')}</p>}

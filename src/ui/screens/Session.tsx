@@ -1,20 +1,18 @@
-import { For, Show, createSignal } from 'solid-js';
+import { For, Show, Suspense, lazy } from 'solid-js';
 import { openCards } from '../../client/machine-view.ts';
+import { refusesMessage } from '../../client/outbox.ts';
 import { routeHref } from '../../client/router.ts';
 import { Cards } from '../Cards.tsx';
+import { ConnectionBanner } from '../ConnectionBanner.tsx';
 import { useUi } from '../context.tsx';
+import { ReplyBox } from '../ReplyBox.tsx';
+import { SessionChip } from '../SessionChip.tsx';
 import { Steps } from '../Steps.tsx';
 import { Transcript } from '../Transcript.tsx';
-import {
-  ActionStatus,
-  AsOf,
-  Header,
-  Presence,
-  RelayNotices,
-  RepairBanner,
-  StateChip,
-  reasonText,
-} from '../widgets.tsx';
+import { AsOf, Header, Presence, RelayNotices, RepairBanner, reasonText } from '../widgets.tsx';
+import '../truth.css';
+
+const Markdown = lazy(() => import('../Markdown.tsx'));
 
 export default function SessionScreen(props: {
   roomId: string;
@@ -28,28 +26,16 @@ export default function SessionScreen(props: {
     const v = view();
     return v ? openCards([v], props.sessionId) : [];
   };
-  const notes = () => (view()?.closed ?? []).filter((n) => n.sessionId === props.sessionId);
-  const errors = () => (view()?.errors ?? []).filter((e) => e.sessionId === props.sessionId);
+  const notes = () =>
+    (view()?.closed ?? [])
+      .filter((n) => n.sessionId === props.sessionId)
+      .map((note) => ({ roomId: props.roomId, note }));
+  // A refused reply is shown beside the reply box (U2), not again up here.
+  const errors = () =>
+    (view()?.errors ?? []).filter(
+      (e) => e.sessionId === props.sessionId && !(session()?.live === true && refusesMessage(e)),
+    );
   const final = () => view()?.finals[props.sessionId];
-  const [reply, setReply] = createSignal('');
-  const [replyError, setReplyError] = createSignal<string | null>(null);
-  const lastMessage = () =>
-    [...ui.state().outbox]
-      .reverse()
-      .find(
-        (e) => e.kind === 'message' && e.roomId === props.roomId && e.targetId === props.sessionId,
-      );
-
-  const send = async (ev: Event) => {
-    ev.preventDefault();
-    const text = reply().trim();
-    if (!text) return;
-    const result = await ui.client.sendMessage(props.roomId, props.sessionId, text);
-    if (result.ok) {
-      setReply('');
-      setReplyError(null);
-    } else setReplyError(ui.t(`block.${result.code}`));
-  };
 
   return (
     <>
@@ -61,6 +47,7 @@ export default function SessionScreen(props: {
         <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
           {(v) => (
             <>
+              <ConnectionBanner views={[v()]} machines />
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
               <p>
@@ -72,7 +59,7 @@ export default function SessionScreen(props: {
                 {(s) => (
                   <section class="section" aria-label={s().title}>
                     <p class="chips">
-                      <StateChip state={s().state} />
+                      <SessionChip view={v()} session={s()} />
                       <Show when={s().dispatched}>
                         <span class="chip">{ui.t('session.dispatched')}</span>
                       </Show>
@@ -87,25 +74,18 @@ export default function SessionScreen(props: {
                   </section>
                 )}
               </Show>
-              <Cards cards={cards()} focus={props.card} />
-              <div aria-live="polite">
-                <For each={notes()}>
-                  {(n) => (
-                    <p class="note" role="status">
-                      {ui.t(`closed.${n.kind}.${n.resolution}` as 'closed.approval.local', {
-                        title: n.title,
-                      })}
-                    </p>
-                  )}
-                </For>
-              </div>
+              <Cards cards={cards()} notes={notes()} focus={props.card} />
               <Show when={final()}>
                 {(f) => (
                   <section class="section" aria-labelledby="final-title">
                     <h2 id="final-title">
                       {f().ok ? ui.t('session.final') : ui.t('session.finalFailed')}
                     </h2>
-                    <p class="summary">{reasonText(ui.t, f().reason, f().summary)}</p>
+                    <Suspense
+                      fallback={<p class="tr-plain">{reasonText(ui.t, f().reason, f().summary)}</p>}
+                    >
+                      <Markdown text={reasonText(ui.t, f().reason, f().summary)} />
+                    </Suspense>
                   </section>
                 )}
               </Show>
@@ -132,29 +112,7 @@ export default function SessionScreen(props: {
                   </Show>
                 }
               >
-                <form class="reply" onSubmit={(ev) => void send(ev)}>
-                  <label class="field">
-                    <span>{ui.t('session.reply')}</span>
-                    <textarea
-                      rows="3"
-                      value={reply()}
-                      onInput={(ev) => setReply(ev.currentTarget.value)}
-                    />
-                  </label>
-                  <button
-                    type="submit"
-                    class="btn primary"
-                    disabled={ui.blocked(props.roomId) !== null || reply().trim() === ''}
-                  >
-                    {ui.t('session.send')}
-                  </button>
-                  <Show when={lastMessage()}>{(e) => <ActionStatus entry={e()} />}</Show>
-                  <Show when={replyError()}>
-                    <p class="why" role="alert">
-                      {replyError()}
-                    </p>
-                  </Show>
-                </form>
+                <ReplyBox roomId={props.roomId} sessionId={props.sessionId} cards={cards()} />
               </Show>
             </>
           )}

@@ -1,0 +1,59 @@
+import type { AccessLevel } from '../../protocol/index.ts';
+import type { LinkStatus } from './connection.ts';
+import type { Kv } from './kv.ts';
+import type { MachineView } from './machine-view.ts';
+import type { OutboxEntry } from './outbox.ts';
+import type { ReplyNote } from './reply-notes.ts';
+import type { SocketFactory, Timers } from './socket.ts';
+
+// The client's public shapes (client.ts re-exports them).
+
+export type RelayNotice = { code: string; message?: string; at: number };
+/** U4.offline: whether this phone has a network at all (the browser's online/offline events). */
+export const NETWORK_STATES = { online: 'online', offline: 'offline' } as const;
+export type NetworkState = (typeof NETWORK_STATES)[keyof typeof NETWORK_STATES];
+export type ClientState = {
+  ready: boolean;
+  /** Paired machines in pairing order. */
+  machines: MachineView[];
+  links: Record<string, LinkStatus>;
+  relayNotices: Record<string, RelayNotice>;
+  outbox: readonly OutboxEntry[];
+  network: NetworkState;
+  /** U2: what is typed in each box (drafts.ts keys), kept until the machine confirmed it. */
+  drafts: Readonly<Record<string, string>>;
+  /** U2: the fate of recent replies per reply draft key (reply-notes.ts). */
+  replyNotes: Readonly<Record<string, ReplyNote[]>>;
+};
+
+export const ACT_BLOCKS = {
+  noNetwork: 'no-network',
+  offline: 'offline',
+  machineOffline: 'machine-offline',
+  repairNeeded: 'repair-needed',
+  unknownMachine: 'unknown-machine',
+  storageFailed: 'storage-failed',
+} as const;
+export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
+export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
+
+export type ClientDeps = {
+  kv: Kv;
+  socket: SocketFactory;
+  timers: Timers;
+  now?: () => number;
+  random?: () => number;
+  uuid?: () => string;
+  log?: (line: string) => void;
+  /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
+  pushEndpoint?: () => string | undefined;
+  /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
+  onJoined?: (roomId: string) => void;
+};
+
+export type DispatchInput = {
+  prompt: string;
+  cwd?: string;
+  worktree: boolean;
+  access?: AccessLevel;
+};

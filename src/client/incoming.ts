@@ -1,0 +1,79 @@
+import { open, parseMachineMessage, type MachineMessage } from '../../protocol/index.ts';
+import { applyMessage, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import type { Outbox } from './outbox.ts';
+import { E1_RESOLUTIONS, type QueuedLookup } from './reconcile.ts';
+import type { makeReplyNotes } from './reply-notes.ts';
+
+// One sealed frame from a machine, from ciphertext to the machine's next view: opened with the
+// room key (D13), parsed and filtered by direction (D12), applied (machine-view.ts), and settled
+// against the outbox (D10 confirmations, E1 drops, U2 reply outcomes).
+
+export type Opened = { view: MachineView; message: MachineMessage | null };
+
+// E2, E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
+const NOT_HANDLED_YET: Partial<Record<MachineMessage['type'], true>> = {
+  rules: true,
+  phones: true,
+  'room.rotate': true,
+};
+
+/** Opens and parses; the view only changes for the D13 "re-pair needed" state. */
+export function openFrame(
+  view: MachineView,
+  key: Uint8Array,
+  payload: string,
+  log: (line: string) => void,
+): Opened {
+  const room = view.roomId.slice(0, 8);
+  const opened = open(payload, key);
+  if (!opened.ok) {
+    // D13: visible, at most once per episode, and the secret is never deleted by us.
+    if (view.repairNeeded) return { view, message: null };
+    log(`room ${room}: a frame failed to open (${opened.code}): re-pair needed`);
+    return { view: { ...view, repairNeeded: true }, message: null };
+  }
+  const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
+  const parsed = parseMachineMessage(opened.value);
+  if (!parsed.ok || parsed.value.type in NOT_HANDLED_YET) {
+    // D12 and forward compatibility: ignored, logged by type only, never by content.
+    const why = parsed.ok ? `unknown-type ${parsed.value.type}` : parsed.code;
+    const type = !parsed.ok && parsed.type ? ` ${parsed.type}` : '';
+    log(`room ${room}: ignored a message (${why}${type})`);
+    return { view: base, message: null };
+  }
+  return { view: base, message: parsed.value };
+}
+
+/** Applies a message and settles the outbox: confirmations, E1-dropped decisions, reply fates. */
+export function settle(
+  base: MachineView,
+  message: MachineMessage,
+  ctx: {
+    at: number;
+    ask?: TranscriptAsk;
+    outbox: Outbox;
+    replyNotes: ReturnType<typeof makeReplyNotes>;
+  },
+): MachineView {
+  const roomId = base.roomId;
+  const queued: QueuedLookup = (kind, id) => {
+    const e = ctx.outbox.find(kind, roomId, id);
+    if (!e) return undefined;
+    return e.message.type === 'approval.respond' ? e.message.decision : 'answer';
+  };
+  const next = applyMessage(base, message, ctx.at, {
+    ...(ctx.ask ? { ask: ctx.ask } : {}),
+    queued,
+  });
+  ctx.replyNotes.confirmed(ctx.outbox.confirm(roomId, message), message);
+  // E1: a decision queued for a card that just closed without the machine's word is dropped
+  // (its note says "not delivered"), never re-sent.
+  for (const note of next.closed) {
+    if (base.closed.includes(note)) break;
+    const e1 =
+      note.resolution === E1_RESOLUTIONS.gone || note.resolution === E1_RESOLUTIONS.restarted;
+    const entry = e1 ? ctx.outbox.find(note.kind, roomId, note.id) : undefined;
+    if (entry) ctx.outbox.remove(entry.requestId);
+  }
+  return next;
+}

@@ -1,0 +1,42 @@
+import { For, Show } from 'solid-js';
+import type { ClosedNote } from '../client/machine-view.ts';
+import { hasKey } from '../i18n/index.ts';
+import { useUi } from './context.tsx';
+import './truth.css';
+
+/**
+ * How cards ended, newest first: the machine's word, or the phone's E1 inference ("demo
+ * restarted — no longer pending"), with the decision this phone could not deliver, if any.
+ */
+export type NoteRef = { roomId: string; note: ClosedNote };
+
+export function ClosedNotes(props: {
+  notes: readonly NoteRef[];
+  machine: (roomId: string) => string;
+}) {
+  const ui = useUi();
+  const text = (r: NoteRef) => {
+    const n = r.note;
+    const key = `closed.${n.kind}.${n.resolution}`;
+    const params = { title: n.title, machine: props.machine(r.roomId) };
+    return hasKey(key) ? ui.t(key, params) : ui.t(`closed.${n.kind}.gone`, params);
+  };
+  const undelivered = (n: ClosedNote) =>
+    n.undelivered === 'answer'
+      ? ui.t('truth.undeliveredAnswer')
+      : ui.t('truth.undelivered', { decision: ui.t(`decision.${n.undelivered ?? 'allow'}`) });
+  return (
+    <div aria-live="polite">
+      <For each={props.notes}>
+        {(r) => (
+          <div class="tr-note" role="status">
+            <p>{text(r)}</p>
+            <Show when={r.note.undelivered}>
+              <p class="tr-undelivered">{undelivered(r.note)}</p>
+            </Show>
+          </div>
+        )}
+      </For>
+    </div>
+  );
+}
