@@ -2,16 +2,30 @@
 // lane, dispatching into a demo git workspace), an enrolled device executor serving that
 // workspace, and the built app. All state lives in .data/ (git-ignored) and is reused by the next
 // start. Ctrl-C stops every part (each its own process group) and waits until all are gone.
+// `npm start -- --lan` (P4) puts Caddy with its own CA in front of the app and the relay on the
+// computer's LAN address, so a phone on the same network gets a secure origin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
-import { READY_LINE, readStartConfig, StartConfigError } from './start/config.ts';
+import { caddyRootCert, caddyRun, certFingerprint, httpsGet, caddyBinary } from './start/caddy.ts';
+import {
+  READY_LINE,
+  readStartConfig,
+  START_ENV,
+  StartConfigError,
+  type StartConfig,
+} from './start/config.ts';
 import { ensureEnrolled } from './start/enroll.ts';
+import { CADDY_MISSING, caSteps, lanAddress, serveRootCert } from './start/lan.ts';
+import { PORT_TAKEN, takenPorts, type PortUse } from './start/ports.ts';
 import { ensureDemoWorkspace } from './start/workspace.ts';
 
 const READY_TIMEOUT_MS = 60_000;
+const POLL_MS = 100;
+/** The relay's base path behind Caddy (deploy/Caddyfile proxies /relay). */
+const RELAY_PATH = '/relay';
 const MACHINE_QUIET =
   /npm run device -- (enroll|serve)|tools run on an enrolled device|^here otherwise|^Pair a phone|^Pairing (code|link):|^\(also in|^(\x1b\[[0-9;]*m|[\s▀▄█])*$/;
 
@@ -23,7 +37,7 @@ async function shutdown(why: string, code: number): Promise<never> {
   process.stdout.write(`\n[start] ${why}: stopping ${parts.map((p) => p.name).join(', ')}…\n`);
   // The executor first (it says goodbye to the lane), the relay last (the machine's sockets close
   // cleanly first).
-  const order = ['device', 'machine', 'app', 'relay'];
+  const order = ['device', 'machine', 'app', 'caddy', 'relay'];
   // (the enrollment process, if one is running, is named 'device' too and goes first)
   const sorted = [...parts].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   await stopParts(sorted.slice(0, 1));
@@ -48,8 +62,99 @@ function watch(part: Part): Part {
   return part;
 }
 
+class StartError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every port this start will listen on, with the variable that moves it. */
+function portUses(config: StartConfig, lanHost: string | null): PortUse[] {
+  const uses: PortUse[] = [
+    { what: 'the relay', host: '127.0.0.1', port: config.relayPort, variable: START_ENV.relayPort },
+    { what: 'the app', host: '127.0.0.1', port: config.appPort, variable: START_ENV.appPort },
+    {
+      what: 'the device lane',
+      host: '127.0.0.1',
+      port: config.lanePort,
+      variable: START_ENV.lanePort,
+    },
+  ];
+  if (lanHost !== null) {
+    // Caddy listens on every interface for its site's port.
+    uses.push({
+      what: 'Caddy',
+      host: '0.0.0.0',
+      port: config.lanPort,
+      variable: START_ENV.lanPort,
+    });
+    uses.push({
+      what: 'the CA download',
+      host: lanHost,
+      port: config.lanCaPort,
+      variable: START_ENV.lanCaPort,
+    });
+  }
+  return uses;
+}
+
+type Lan = { host: string; address: string; home: string; caUrl: string; root: string };
+
+/** Caddy on the LAN address in front of the app (dist/) and the relay; the CA root download. */
+async function startLanFront(config: StartConfig, host: string, relayPort: number): Promise<Lan> {
+  const address = `${host}:${config.lanPort}`;
+  const home = path.join(config.dataDir, 'caddy');
+  const run = caddyRun({
+    address,
+    appDir: path.join(REPO, 'dist'),
+    relayUpstream: `127.0.0.1:${relayPort}`,
+    home,
+  });
+  const caddy = watch(
+    startPart('caddy', [run.command, run.args], {
+      env: run.env,
+      // Caddy logs JSON lines; its errors are worth a person's attention, its notes are not
+      // (admin off, no OCSP for a local CA, redirects off: all as configured).
+      quiet: /"level":"(debug|info|warn)"/,
+    }),
+  );
+  const root = caddyRootCert(home);
+  const end = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const ok = await httpsGet(address, `${RELAY_PATH}/healthz`, root, host).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (stopping) throw new StartError('start-failed', 'stopped while Caddy was starting');
+    if (Date.now() > end || caddy.child.exitCode !== null)
+      throw new StartError('caddy-not-ready', `Caddy did not answer on https://${address}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  const ca = await serveRootCert(host, config.lanCaPort, root);
+  return { host, address, home, caUrl: ca.url, root };
+}
+
 async function main(): Promise<void> {
-  const config = readStartConfig(process.env, REPO);
+  const config = readStartConfig(process.env, REPO, process.argv.slice(2));
+  let lanHost: string | null = null;
+  if (config.lan) {
+    if (caddyBinary() === null) throw new StartError('caddy-missing', CADDY_MISSING);
+    lanHost = config.lanHost ?? lanAddress();
+    if (lanHost === null)
+      throw new StartError(
+        'no-lan-address',
+        `this computer has no network address for a phone to reach; connect it, or set ${START_ENV.lanHost}`,
+      );
+  }
+  const taken = await takenPorts(portUses(config, lanHost));
+  if (taken.length > 0) {
+    for (const line of taken) process.stderr.write(`[start] ${line} [${PORT_TAKEN}]\n`);
+    process.exit(1);
+  }
   buildIfNeeded();
   if (stopping) return;
   const workspace = path.join(config.dataDir, 'workspace');
@@ -71,6 +176,8 @@ async function main(): Promise<void> {
         config.vapidSubject,
         '--log-level',
         'warn',
+        // Behind Caddy: under its path, counting clients by their forwarded address.
+        ...(lanHost === null ? [] : ['--path', RELAY_PATH, '--trust-proxy']),
       ),
     ),
   );
@@ -87,9 +194,12 @@ async function main(): Promise<void> {
   const localRelayUrl = (
     await relay.waitForLine(/relay listening on (ws:\/\/\S+)/, 'the relay', READY_TIMEOUT_MS)
   )[1]!;
-  const relayUrl = config.publicRelayUrl ?? localRelayUrl;
+  const lan = lanHost === null ? null : await startLanFront(config, lanHost, config.relayPort);
+  if (stopping) return;
+  const relayUrl =
+    config.publicRelayUrl ?? (lan ? `wss://${lan.address}${RELAY_PATH}` : localRelayUrl);
   const localAppUrl = `http://127.0.0.1:${config.appPort}`;
-  const appUrl = config.publicAppUrl ?? localAppUrl;
+  const appUrl = config.publicAppUrl ?? (lan ? `https://${lan.address}` : localAppUrl);
   const stateDir = path.join(config.dataDir, 'machine');
   const machine = watch(
     startPart(
@@ -112,7 +222,13 @@ async function main(): Promise<void> {
       // The enrollment command the machine prints is for enrolling by hand; this script enrolls
       // the demo's executor itself, so those lines would only mislead. The pairing display is
       // shown once, at the end, where it does not scroll away.
-      { rawStdout: true, stdin: true, quiet: MACHINE_QUIET },
+      {
+        rawStdout: true,
+        stdin: true,
+        quiet: MACHINE_QUIET,
+        // Behind Caddy the machine dials wss:// and must trust Caddy's local CA.
+        ...(lan ? { env: { NODE_EXTRA_CA_CERTS: lan.root } } : {}),
+      },
     ),
   );
   process.stdin.pipe(machine.child.stdin!);
@@ -145,16 +261,32 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   const code = readFileSync(path.join(stateDir, 'pairing-code.txt'), 'utf8').trim();
-  const qr = await terminalQr(code, wantsColour(process.env, process.stdout.isTTY === true));
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const pairingLink = `${appUrl}/#pair=${code}`;
+  if (lan) {
+    process.stdout.write(
+      [
+        '',
+        ...caSteps(certFingerprint(lan.root)),
+        await terminalQr(lan.caUrl, colour),
+        `  CA certificate: ${lan.caUrl}`,
+        '',
+        'Step 2 — pair: scan this code with the phone’s camera (it opens the app), or open the link.',
+        await terminalQr(pairingLink, colour),
+      ].join('\n'),
+    );
+  }
+  const qr = lan ? '' : await terminalQr(code, colour);
   process.stdout.write(
     [
       '',
-      'Pair your phone: scan this code in the app, or open the pairing link.',
-      qr,
+      ...(lan ? [] : ['Pair your phone: scan this code in the app, or open the pairing link.', qr]),
       `${READY_LINE}.`,
-      `  App:          ${appUrl}  (open it on this computer, or see README "Using it from a real phone")`,
-      `  Pairing link: ${appUrl}/#pair=${code}`,
-      `  Relay:        ${relayUrl}  (health: http://127.0.0.1:${config.relayPort}/healthz)`,
+      lan
+        ? `  App:          ${appUrl}  (for the phone, once it trusts the CA; this computer: ${localAppUrl})`
+        : `  App:          ${appUrl}  (open it on this computer, or see README "Using it from a real phone")`,
+      `  Pairing link: ${pairingLink}`,
+      `  Relay:        ${relayUrl}  (health: http://127.0.0.1:${config.relayPort}${lan ? RELAY_PATH : ''}/healthz)`,
       `  Device:       ${enrollment.deviceId} serving ${workspace}`,
       `  State:        ${config.dataDir}`,
       'Type desk commands here ("help"); Ctrl-C stops everything.',
@@ -179,7 +311,9 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 
 main().catch((e: unknown) => {
   if (stopping) return;
-  const code = e instanceof StartConfigError ? e.code : 'start-failed';
+  const code = e instanceof StartConfigError || e instanceof StartError ? e.code : 'start-failed';
   process.stderr.write(`[start] ${(e as Error).message} [${code}]\n`);
+  // Refused before anything started: one line, no "stopping" noise.
+  if (parts.length === 0) process.exit(1);
   void shutdown('start failed', 1);
 });
