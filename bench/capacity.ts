@@ -16,6 +16,7 @@ import type { GeneratorReply, GeneratorRequest } from './capacity-generator.ts';
 import {
   arg,
   built,
+  cpuNs,
   fmt,
   launch,
   load,
@@ -112,6 +113,8 @@ type Result = {
   sent: number;
   received: number;
   lost: number;
+  /** Server CPU while the traffic ran (pings of every socket included), in % of one core. */
+  cpuPercent: number;
 };
 
 async function atSize(n: number, gens: Gen[]): Promise<Result[]> {
@@ -144,6 +147,8 @@ async function atSize(n: number, gens: Gen[]): Promise<Result[]> {
     );
     await wait(SETTLE_MS);
     const rss1 = new Map(kinds.map((k) => [k, rssKiB(servers.get(k)!.pid)]));
+    const cpu0 = new Map(kinds.map((k) => [k, cpuNs(servers.get(k)!.pid)]));
+    const t0 = performance.now();
     const traffic = await Promise.all(
       kinds.flatMap((k) =>
         gens.map((g, i) => {
@@ -159,6 +164,8 @@ async function atSize(n: number, gens: Gen[]): Promise<Result[]> {
         }),
       ),
     );
+    const wallMs = performance.now() - t0;
+    const cpu1 = new Map(kinds.map((k) => [k, cpuNs(servers.get(k)!.pid)]));
     const status = await Promise.all(gens.map((g) => g.ask({ type: 'status' }, 'status')));
     return kinds.map((k) => {
       const mineOpened = opened.filter((o) => o.server === k);
@@ -177,6 +184,7 @@ async function atSize(n: number, gens: Gen[]): Promise<Result[]> {
         sent: mineTraffic.reduce((a, t) => a + t.sent, 0),
         received: mineTraffic.reduce((a, t) => a + t.received, 0),
         lost: status.reduce((a, s) => a + (s.lost[k] ?? 0), 0),
+        cpuPercent: ((cpu1.get(k)! - cpu0.get(k)!) / 1e6 / wallMs) * 100,
       };
     });
   } finally {
@@ -205,21 +213,21 @@ async function main() {
     }
   }
   console.log(
-    '| sockets (rooms) | server | joined (failed) | RSS idle | KiB per socket | RSS after traffic | p50 | p99 | msgs received / sent | sockets lost |',
+    '| sockets (rooms) | server | joined (failed) | RSS idle | KiB per socket | RSS after traffic | p50 | p99 | msgs received / sent | sockets lost | CPU during traffic |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows)
     for (const r of row)
       console.log(
-        `| ${fmt(r.sockets)} (${fmt(r.sockets / 2)}) | ${r.kind === 'ours' ? 'relay' : 'bare ws'} | ${fmt(r.sockets)} (${r.failed}) | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.kibPerSocket, 2)} | ${fmt(r.rssEndMiB, 1)} MiB | ${fmt(r.p50Ms, 2)} ms | ${fmt(r.p99Ms, 2)} ms | ${fmt(r.received)} / ${fmt(r.sent)} | ${r.lost} |`,
+        `| ${fmt(r.sockets)} (${fmt(r.sockets / 2)}) | ${r.kind === 'ours' ? 'relay' : 'bare ws'} | ${fmt(r.sockets)} (${r.failed}) | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.kibPerSocket, 2)} | ${fmt(r.rssEndMiB, 1)} MiB | ${fmt(r.p50Ms, 2)} ms | ${fmt(r.p99Ms, 2)} ms | ${fmt(r.received)} / ${fmt(r.sent)} | ${r.lost} | ${fmt(r.cpuPercent, 1)} % |`,
       );
   console.log(
-    '\n| sockets | KiB per socket relay/bare | p50 relay/bare | p99 relay/bare | lost relay / bare |',
+    '\n| sockets | KiB per socket relay/bare | p50 relay/bare | p99 relay/bare | lost relay / bare | CPU relay/bare |',
   );
-  console.log('|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|');
   for (const [ours, bare] of rows as [Result, Result][])
     console.log(
-      `| ${fmt(ours.sockets)} | ${fmt(ours.kibPerSocket / bare.kibPerSocket, 2)}× | ${fmt(ours.p50Ms / bare.p50Ms, 2)}× | ${fmt(ours.p99Ms / bare.p99Ms, 2)}× | ${ours.lost} / ${bare.lost} |`,
+      `| ${fmt(ours.sockets)} | ${fmt(ours.kibPerSocket / bare.kibPerSocket, 2)}× | ${fmt(ours.p50Ms / bare.p50Ms, 2)}× | ${fmt(ours.p99Ms / bare.p99Ms, 2)}× | ${ours.lost} / ${bare.lost} | ${fmt(ours.cpuPercent / bare.cpuPercent, 2)}× |`,
     );
   console.log(`\nended ${new Date().toISOString()} · load ${load()}`);
 }
