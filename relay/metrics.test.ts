@@ -130,6 +130,7 @@ describe('P5: the operator’s view', () => {
     expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const name of [
       'dsh_relay_connections',
+      'dsh_relay_max_connections',
       'dsh_relay_rooms',
       'dsh_relay_connections_opened_total',
       'dsh_relay_frames_received_total',
@@ -152,6 +153,7 @@ describe('P5: the operator’s view', () => {
     expect(value(all, 'dsh_relay_connections', { role: 'machine' })).toBe(1);
     expect(value(all, 'dsh_relay_connections', { role: 'phone' })).toBe(1);
     expect(value(all, 'dsh_relay_connections', { role: 'none' })).toBe(1);
+    expect(value(all, 'dsh_relay_max_connections')).toBe(10_000);
     expect(value(all, 'dsh_relay_rooms', { role: 'machine' })).toBe(1);
     expect(value(all, 'dsh_relay_rooms', { role: 'phone' })).toBe(1);
     expect(value(all, 'dsh_relay_connections_opened_total')).toBe(4);

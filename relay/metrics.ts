@@ -14,6 +14,8 @@ export type SocketView = { readonly joined: ReadonlyArray<{ room: string; role: 
 export type MetricsSource = {
   counters: RelayCounters;
   sockets: () => Iterable<SocketView>;
+  /** --max-connections, so an alert can compare the connections with the cap. */
+  maxConnections: number;
   /** With --redis: null while Redis answers, else why not. Absent without --redis. */
   redisHealth?: () => string | null;
 };
@@ -77,6 +79,14 @@ export function makeRelayMetrics(src: MetricsSource): RelayMetrics {
         }
       }
       for (const [role, v] of Object.entries(n)) this.set({ role }, v);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}max_connections`,
+    help: 'the connection cap (--max-connections); upgrades beyond it get 503',
+    registers,
+    collect() {
+      this.set(src.maxConnections);
     },
   });
   new Gauge({

@@ -277,6 +277,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     ? (await import('./metrics.ts')).makeRelayMetrics({
         counters,
         sockets: () => conns,
+        maxConnections: settings.maxConnections,
         ...(shared === null ? {} : { redisHealth: health }),
       })
     : null;
