@@ -5,6 +5,9 @@
 // root, Chromium trusting its intermediate by key. The phone pairs by link, approves, and gets a
 // sealed push as a notification; the Caddyfile's headers and caching are read off the wire.
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, devices, expect, test, type BrowserContext } from '@playwright/test';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts';
@@ -16,11 +19,14 @@ import {
 import { OTHER_HEADERS, PRODUCTION_CSP } from '../scripts/security-headers.ts';
 import { watchCsp } from './support/csp.ts';
 import { nav } from './support/nav.ts';
+import { parseTerminalQr, writeQrVideo } from './support/qr-video.ts';
 import { startMachine, tempDir, type MockMachine } from './support/processes.ts';
 import { joinRoom } from './support/room-socket.ts';
 import { pushDelivery, shownNotifications, waitForController } from './support/sw.ts';
 import { startTlsSite, type TlsSite } from './support/tls-site.ts';
 
+// Chromium's fake camera plays the machine's printed QR code from this file.
+const CAMERA_VIDEO = join(tmpdir(), `dsh-e2e-tls-camera-${process.pid}.y4m`);
 let site: TlsSite | undefined;
 let pushService: FakePushService | undefined;
 let machine: MockMachine | undefined;
@@ -32,9 +38,10 @@ test.afterAll(async () => {
   await machine?.stop();
   await site?.close();
   await pushService?.close();
+  rmSync(CAMERA_VIDEO, { force: true });
 });
 
-test('P3: over real TLS on https://dsh.test — worker controls the page, installable, pairing by link with a wss:// relay, an approval round trip, a sealed push shown as a notification, the production headers, zero policy violations', async () => {
+test('P3: over real TLS on https://dsh.test — worker controls the page, installable, pairing by link with a wss:// relay, an approval round trip, a sealed push shown as a notification; P2: the production headers, every screen and the QR scanner with zero policy violations', async () => {
   test.setTimeout(150_000);
   pushService = await startFakePushService();
   site = await startTlsSite([
@@ -86,15 +93,28 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
   const context = await chromium.launchPersistentContext(profile.path, {
     ...devices['Pixel 7'],
     executablePath: CHROMIUM_PATH,
-    args: [...CHROMIUM_ARGS, ...s.browserArgs],
+    args: [
+      ...CHROMIUM_ARGS,
+      ...s.browserArgs,
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${CAMERA_VIDEO}`,
+    ],
+    permissions: ['camera'],
   });
   browser = context;
   await context.grantPermissions(['notifications'], { origin: s.origin });
   const page = context.pages()[0] ?? (await context.newPage());
   const csp = await watchCsp(page);
+  writeQrVideo(CAMERA_VIDEO, parseTerminalQr(m.proc.lines, 'dark'));
+  // The html5-qrcode fallback (Linux Chromium has no BarcodeDetector; make sure of it).
+  await page.addInitScript(() => {
+    delete (globalThis as { BarcodeDetector?: unknown }).BarcodeDetector;
+  });
 
   await test.step('a secure non-localhost origin whose worker controls the page; installable', async () => {
-    await page.goto(`${s.origin}/#pair=${m.pairingCode}`);
+    await page.goto(`${s.origin}/`);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible(); // the Inbox
     expect(await page.evaluate(() => [window.isSecureContext, location.origin])).toEqual([
       true,
       s.origin,
@@ -106,7 +126,12 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     await cdp.detach();
   });
 
-  await test.step('pairing by link with the wss:// relay, then an approval round trip', async () => {
+  await test.step('the QR scanner reads the machine’s code from the camera; pairing by link with the wss:// relay; an approval round trip', async () => {
+    await nav(page, '#/pair');
+    await page.getByRole('button', { name: 'Scan QR code' }).click();
+    await expect(page.getByText('Machine: laptop')).toBeVisible({ timeout: 20_000 });
+    // The same code, this time by link, the way a phone's camera app opens it.
+    await page.goto(`${s.origin}/#pair=${m.pairingCode}`);
     await expect(page.getByText('Machine: laptop')).toBeVisible();
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
@@ -117,6 +142,8 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     await page.getByRole('button', { name: 'Allow: Run a command' }).dblclick();
     await expect(page.getByText('Turn summary')).toBeVisible();
     await m.proc.waitForLine(/approval \S+ closed: allow/);
+    await nav(page, '#/');
+    await expect(page.getByRole('link', { name: /laptop/ })).toBeVisible();
   });
 
   await test.step('notifications: the app reaches /relay/vapid on its own origin; a subscription is sent over wss and a sealed push becomes a notification', async () => {
