@@ -4,7 +4,6 @@
 // behind it at /relay, the mock machine dialing wss://dsh.test:<port>/relay and trusting Caddy's
 // root, Chromium trusting its intermediate by key. The phone pairs by link, approves, and gets a
 // sealed push as a notification; the Caddyfile's headers and caching are read off the wire.
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import {
 import { OTHER_HEADERS, PRODUCTION_CSP } from '../scripts/security-headers.ts';
 import { watchCsp } from './support/csp.ts';
 import { nav } from './support/nav.ts';
+import { subscribeThenAskAndRun } from './support/push-world.ts';
 import { parseTerminalQr, writeQrVideo } from './support/qr-video.ts';
 import { startMachine, tempDir, type MockMachine } from './support/processes.ts';
 import { joinRoom } from './support/room-socket.ts';
@@ -162,17 +162,7 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     const subscriber = makeFakeSubscriber(pushService!.endpoint('phone-tls'));
     const spy = await joinRoom(s.relayUrl, roomId, 'machine', key, s.wsOptions);
     const phone = await joinRoom(s.relayUrl, roomId, 'phone', key, s.wsOptions);
-    phone.send({ kind: 'push-subscribe', room: roomId, subscription: subscriber.subscription });
-    phone.sendMessage({
-      v: 1,
-      type: 'dispatch.request',
-      ts: Date.now(),
-      requestId: randomUUID(),
-      prompt: 'ask: Go on? | yes | no\nrun: echo pushed',
-      cwd: m.root,
-      worktree: false,
-    });
-    const question = await phone.waitForMessage((x) => x.type === 'question.request');
+    const question = await subscribeThenAskAndRun(phone, roomId, subscriber.subscription, m.root);
     await phone.close();
     // The app goes to the background: its socket closes and the relay says no phone is left.
     const before = spy.frames.length;

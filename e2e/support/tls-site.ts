@@ -5,7 +5,7 @@
 // otherwise); Node children trust its root through NODE_EXTRA_CA_CERTS.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net, { type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ClientOptions } from 'ws';
@@ -16,6 +16,7 @@ import {
   httpsGet,
   spkiSha256,
 } from '../../scripts/start/caddy.ts';
+import { freePort } from '../../relay/test-support/redis-server.ts';
 import { startProcess, type Proc } from './processes.ts';
 
 export const TLS_HOST = 'dsh.test';
@@ -38,17 +39,6 @@ export type TlsSite = {
   relay: Proc;
   close(): Promise<void>;
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves every name to 127.0.0.1 (the test's own sockets dial only the site). */
 const loopback: LookupFunction = (_host, options, callback) => {

@@ -2,22 +2,13 @@
 // ports of the test's own, in a data folder of the test's own.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { REPO } from '../start/children.ts';
 import { READY_LINE } from '../start/config.ts';
 
 export const READY_TIMEOUT_MS = 150_000;
 const REFUSAL_TIMEOUT_MS = 30_000;
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+export { freePort } from '../../relay/test-support/redis-server.ts';
 
 /** Every live process whose parent chain leads to `root` (root included). */
 export function descendants(root: number): number[] {
