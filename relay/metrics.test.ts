@@ -3,6 +3,8 @@
 // endpoint or an address.
 import crypto from 'node:crypto';
 import http from 'node:http';
+import path from 'node:path';
+import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   makeFakeSubscriber,
@@ -83,6 +85,21 @@ describe('P5: /metrics is off by default', () => {
   it('without --metrics, GET /metrics is 404', async () => {
     const f = await start({});
     expect((await get(f.relay.port, '/metrics')).status).toBe(404);
+  });
+
+  it('P5: the relay bundle `npm run relay` runs loads prom-client only with --metrics (no static import of it)', async () => {
+    const out = await build({
+      entryPoints: [path.join(import.meta.dirname, 'main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = out.outputFiles[0]!.text;
+    expect(code).toContain('import("prom-client")');
+    expect(code).not.toMatch(/^import [^\n]* from "prom-client";$/m);
   });
 });
 

@@ -1,10 +1,11 @@
 // P5: `GET <path>/metrics` in Prometheus text format (prom-client), on only with --metrics.
-// Loaded lazily, like the Redis parts: a relay without --metrics never loads prom-client.
+// prom-client is imported dynamically here, so a relay without --metrics never loads it — also
+// as the esbuild bundle `npm run relay` runs, which hoists a static import of an external
+// package to the top of the bundle even when the importing module is loaded lazily.
 // Counters are plain integers the relay bumps (counters.ts); here they are copied into
 // prom-client's metrics when a scrape asks, and gauges are computed from the open sockets then.
 // Labels come only from closed sets (role, error code, limit, reason, outcome): never a room id,
 // an endpoint or an address.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Role } from '../protocol/index.ts';
 import type { RelayCounters } from './counters.ts';
 
@@ -30,7 +31,9 @@ export type RelayMetrics = {
 const PUSH_SECONDS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const PREFIX = 'dsh_relay_';
 
-export function makeRelayMetrics(src: MetricsSource): RelayMetrics {
+export async function makeRelayMetrics(src: MetricsSource): Promise<RelayMetrics> {
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } =
+    await import('prom-client');
   const registry = new Registry();
   const c = src.counters;
   const registers = [registry];

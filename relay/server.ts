@@ -274,7 +274,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const expireTimer = timers.setInterval(expireLogged, DAY_MS);
 
   const metrics = settings.metrics
-    ? (await import('./metrics.ts')).makeRelayMetrics({
+    ? await (
+        await import('./metrics.ts')
+      ).makeRelayMetrics({
         counters,
         sockets: () => conns,
         maxConnections: settings.maxConnections,
