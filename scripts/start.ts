@@ -9,23 +9,21 @@ import path from 'node:path';
 import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
-import { caddyRootCert, caddyRun, certFingerprint, httpsGet, caddyBinary } from './start/caddy.ts';
+import { caddyBinary, certFingerprint } from './start/caddy.ts';
 import {
   READY_LINE,
   readStartConfig,
   START_ENV,
   StartConfigError,
-  type StartConfig,
+  StartError,
 } from './start/config.ts';
 import { ensureEnrolled } from './start/enroll.ts';
-import { CADDY_MISSING, caSteps, lanAddress, serveRootCert } from './start/lan.ts';
-import { PORT_TAKEN, takenPorts, type PortUse } from './start/ports.ts';
+import { CADDY_MISSING, caSteps, lanAddress } from './start/lan.ts';
+import { RELAY_PATH, startLanFront } from './start/lan-front.ts';
+import { PORT_TAKEN, portUses, takenPorts } from './start/ports.ts';
 import { ensureDemoWorkspace } from './start/workspace.ts';
 
 const READY_TIMEOUT_MS = 60_000;
-const POLL_MS = 100;
-/** The relay's base path behind Caddy (deploy/Caddyfile proxies /relay). */
-const RELAY_PATH = '/relay';
 const MACHINE_QUIET =
   /npm run device -- (enroll|serve)|tools run on an enrolled device|^here otherwise|^Pair a phone|^Pairing (code|link):|^\(also in|^(\x1b\[[0-9;]*m|[\s▀▄█])*$/;
 
@@ -60,82 +58,6 @@ function watch(part: Part): Part {
     if (!stopping) void shutdown(`${part.name} exited unexpectedly (${code})`, 1);
   });
   return part;
-}
-
-class StartError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Every port this start will listen on, with the variable that moves it. */
-function portUses(config: StartConfig, lanHost: string | null): PortUse[] {
-  const uses: PortUse[] = [
-    { what: 'the relay', host: '127.0.0.1', port: config.relayPort, variable: START_ENV.relayPort },
-    { what: 'the app', host: '127.0.0.1', port: config.appPort, variable: START_ENV.appPort },
-    {
-      what: 'the device lane',
-      host: '127.0.0.1',
-      port: config.lanePort,
-      variable: START_ENV.lanePort,
-    },
-  ];
-  if (lanHost !== null) {
-    // Caddy listens on every interface for its site's port.
-    uses.push({
-      what: 'Caddy',
-      host: '0.0.0.0',
-      port: config.lanPort,
-      variable: START_ENV.lanPort,
-    });
-    uses.push({
-      what: 'the CA download',
-      host: lanHost,
-      port: config.lanCaPort,
-      variable: START_ENV.lanCaPort,
-    });
-  }
-  return uses;
-}
-
-type Lan = { host: string; address: string; home: string; caUrl: string; root: string };
-
-/** Caddy on the LAN address in front of the app (dist/) and the relay; the CA root download. */
-async function startLanFront(config: StartConfig, host: string, relayPort: number): Promise<Lan> {
-  const address = `${host}:${config.lanPort}`;
-  const home = path.join(config.dataDir, 'caddy');
-  const run = caddyRun({
-    address,
-    appDir: path.join(REPO, 'dist'),
-    relayUpstream: `127.0.0.1:${relayPort}`,
-    home,
-  });
-  const caddy = watch(
-    startPart('caddy', [run.command, run.args], {
-      env: run.env,
-      // Caddy logs JSON lines; its errors are worth a person's attention, its notes are not
-      // (admin off, no OCSP for a local CA, redirects off: all as configured).
-      quiet: /"level":"(debug|info|warn)"/,
-    }),
-  );
-  const root = caddyRootCert(home);
-  const end = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const ok = await httpsGet(address, `${RELAY_PATH}/healthz`, root, host).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (stopping) throw new StartError('start-failed', 'stopped while Caddy was starting');
-    if (Date.now() > end || caddy.child.exitCode !== null)
-      throw new StartError('caddy-not-ready', `Caddy did not answer on https://${address}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-  const ca = await serveRootCert(host, config.lanCaPort, root);
-  return { host, address, home, caUrl: ca.url, root };
 }
 
 async function main(): Promise<void> {
@@ -194,7 +116,16 @@ async function main(): Promise<void> {
   const localRelayUrl = (
     await relay.waitForLine(/relay listening on (ws:\/\/\S+)/, 'the relay', READY_TIMEOUT_MS)
   )[1]!;
-  const lan = lanHost === null ? null : await startLanFront(config, lanHost, config.relayPort);
+  const lan =
+    lanHost === null
+      ? null
+      : await startLanFront({
+          config,
+          host: lanHost,
+          relayPort: config.relayPort,
+          watch,
+          stopping: () => stopping,
+        });
   if (stopping) return;
   const relayUrl =
     config.publicRelayUrl ?? (lan ? `wss://${lan.address}${RELAY_PATH}` : localRelayUrl);

@@ -50,6 +50,16 @@ export class StartConfigError extends Error {
   readonly code = 'bad-start-env';
 }
 
+/** A start refused or failed for a reason with its own stable code (`caddy-missing`, …). */
+export class StartError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;

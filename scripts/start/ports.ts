@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { START_ENV, type StartConfig } from './config.ts';
 
 // P4: before anything starts, every port npm start will listen on is tried. A taken one is
 // reported in one line that names the variable moving it and a port that is free now, instead
@@ -45,4 +46,34 @@ export async function takenPorts(uses: readonly PortUse[]): Promise<string[]> {
     );
   }
   return lines;
+}
+
+/** Every port this start will listen on, with the variable that moves it. */
+export function portUses(config: StartConfig, lanHost: string | null): PortUse[] {
+  const uses: PortUse[] = [
+    { what: 'the relay', host: '127.0.0.1', port: config.relayPort, variable: START_ENV.relayPort },
+    { what: 'the app', host: '127.0.0.1', port: config.appPort, variable: START_ENV.appPort },
+    {
+      what: 'the device lane',
+      host: '127.0.0.1',
+      port: config.lanePort,
+      variable: START_ENV.lanePort,
+    },
+  ];
+  if (lanHost !== null) {
+    // Caddy listens on every interface for its site's port.
+    uses.push({
+      what: 'Caddy',
+      host: '0.0.0.0',
+      port: config.lanPort,
+      variable: START_ENV.lanPort,
+    });
+    uses.push({
+      what: 'the CA download',
+      host: lanHost,
+      port: config.lanCaPort,
+      variable: START_ENV.lanCaPort,
+    });
+  }
+  return uses;
 }
