@@ -19,7 +19,8 @@ export type GeneratorReply =
 
 const PREFIX_BYTES = 80; // the envelope up to the end of the 16-digit stamp
 const M = 'm'.charCodeAt(0);
-const OPEN_BATCH = 100;
+const OPEN_BATCH = 50;
+const HELLO_OK = Buffer.from('{"kind":"hello-ok"');
 const HELLO_LIMIT_MS = 30_000;
 
 type Side = { socket: net.Socket; onMsg: (prefix: Buffer, len: number) => void };
@@ -41,15 +42,20 @@ async function connect(
 ): Promise<Side> {
   const { socket, rest, onData } = await openSocket(port, 'ws', localAddress);
   const side: Side = { socket, onMsg: () => undefined };
-  let joined!: () => void;
-  const helloOk = new Promise<void>((r) => (joined = r));
+  let joined!: (ok: boolean) => void;
+  const helloOk = new Promise<boolean>((r) => (joined = r));
   let first = true;
+  // Lost = a socket that had joined and was then closed by the server; a refused join (an error
+  // frame instead of hello-ok, or none within the limit) is a failure to open, not a loss.
+  let member = false;
   const reader = new FrameReader(
     PREFIX_BYTES,
     (prefix, len) => {
       if (first) {
-        first = false; // hello-ok
-        return joined();
+        first = false;
+        return joined(
+          len >= HELLO_OK.length && prefix.subarray(0, HELLO_OK.length).equals(HELLO_OK),
+        );
       }
       if (prefix[9] === M) side.onMsg(prefix, len); // presence frames are not messages
     },
@@ -60,13 +66,19 @@ async function connect(
   socket.on('error', () => undefined);
   socket.once('close', () => {
     open.set(server, (open.get(server) ?? 1) - 1);
-    if (!closing) lost.set(server, (lost.get(server) ?? 0) + 1);
+    joined(false);
+    if (member && !closing) lost.set(server, (lost.get(server) ?? 0) + 1);
   });
   open.set(server, (open.get(server) ?? 0) + 1);
   socket.write(clientFrame(JSON.stringify({ kind: 'hello', room, role })));
-  const timer = setTimeout(() => socket.destroy(), HELLO_LIMIT_MS);
-  await helloOk;
+  const timer = setTimeout(() => joined(false), HELLO_LIMIT_MS);
+  const ok = await helloOk;
   clearTimeout(timer);
+  if (!ok) {
+    socket.destroy();
+    throw new Error('join refused');
+  }
+  member = true;
   return side;
 }
 
@@ -87,7 +99,8 @@ async function openRooms(r: Extract<GeneratorRequest, { type: 'open' }>): Promis
       }),
     );
   }
-  return { type: 'opened', server: r.server, sockets: mine.size * 2, failed };
+  // Open sockets (a room whose machine was refused keeps its phone: it is held all the same).
+  return { type: 'opened', server: r.server, sockets: open.get(r.server) ?? 0, failed };
 }
 
 /** One message a second each way per room, spread evenly over the second; bounded in time. */

@@ -219,7 +219,7 @@ async function main() {
   for (const row of rows)
     for (const r of row)
       console.log(
-        `| ${fmt(r.sockets)} (${fmt(r.sockets / 2)}) | ${r.kind === 'ours' ? 'relay' : 'bare ws'} | ${fmt(r.sockets)} (${r.failed}) | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.kibPerSocket, 2)} | ${fmt(r.rssEndMiB, 1)} MiB | ${fmt(r.p50Ms, 2)} ms | ${fmt(r.p99Ms, 2)} ms | ${fmt(r.received)} / ${fmt(r.sent)} | ${r.lost} | ${fmt(r.cpuPercent, 1)} % |`,
+        `| ${fmt(r.sockets)} (${fmt(r.sockets / 2)}) | ${r.kind === 'ours' ? 'relay' : 'bare ws'} | ${fmt(r.sockets)} (${r.failed} refused) | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.kibPerSocket, 2)} | ${fmt(r.rssEndMiB, 1)} MiB | ${fmt(r.p50Ms, 2)} ms | ${fmt(r.p99Ms, 2)} ms | ${fmt(r.received)} / ${fmt(r.sent)} | ${r.lost} | ${fmt(r.cpuPercent, 1)} % |`,
       );
   console.log(
     '\n| sockets | KiB per socket relay/bare | p50 relay/bare | p99 relay/bare | lost relay / bare | CPU relay/bare |',
