@@ -233,3 +233,5 @@ async function main() {
 }
 
 await main();
+// esbuild's service (the bundles) would keep this process alive after the last table.
+process.exit(0);
