@@ -1,13 +1,30 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import solid from 'vite-plugin-solid';
 import { VitePWA } from 'vite-plugin-pwa';
 import pkg from './package.json' with { type: 'json' };
+import { LOOPBACK_HEADERS, META_CSP } from './scripts/security-headers.ts';
+
+/** P2: the content policy as a meta tag in the built index.html, first in <head> so it covers
+ * every tag after it (for hosts that cannot set headers). Build only: the dev server injects
+ * styles inline for hot reload, which the policy forbids. */
+const metaCsp = (): Plugin => ({
+  name: 'dsh-meta-csp',
+  apply: 'build',
+  transformIndexHtml: () => [
+    {
+      tag: 'meta',
+      attrs: { 'http-equiv': 'Content-Security-Policy', content: META_CSP },
+      injectTo: 'head-prepend',
+    },
+  ],
+});
 
 // The app is served from one origin everywhere (http://127.0.0.1:4173): `localhost` would be a
 // different origin with its own service worker and IndexedDB.
 export default defineConfig({
   plugins: [
     solid(),
+    metaCsp(),
     VitePWA({
       // Our own worker (sw/sw.ts): push, notification actions and the update prompt need code
       // that a generated worker cannot hold. Workbox only injects the precache list into it.
@@ -56,8 +73,10 @@ export default defineConfig({
     }),
   ],
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
-  // The manifest lets scripts/check-size.ts find exactly the JS a first visit loads.
-  build: { target: 'es2022', sourcemap: true, manifest: true },
-  preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  // The manifest lets scripts/check-size.ts find exactly the JS a first visit loads. No source
+  // maps in production (P2): they would publish the sources and serve for nothing offline.
+  build: { target: 'es2022', sourcemap: false, manifest: true },
+  // P2: `vite preview` (npm start, the e2e suite) sends the demo's policy on every response.
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: LOOPBACK_HEADERS },
   server: { host: '127.0.0.1', port: 5173 },
 });

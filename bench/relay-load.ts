@@ -105,13 +105,18 @@ export type Opened = {
   onData(f: (d: Buffer) => void): void;
 };
 
-/** Opens a socket; for `ws` performs the upgrade. Resolves with the socket and any bytes after it. */
-export function openSocket(port: number, variant: Variant): Promise<Opened> {
+/**
+ * Opens a socket; for `ws` performs the upgrade. Resolves with the socket and any bytes after it.
+ * `localAddress` (127.0.0.x) spreads many sockets over several loopback source addresses
+ * (bench:capacity), each with its own ephemeral ports.
+ */
+export function openSocket(port: number, variant: Variant, localAddress?: string): Promise<Opened> {
   return new Promise((resolve, reject) => {
     let sink: (d: Buffer) => void = () => undefined;
     const socket = net.connect({
       port,
       host: '127.0.0.1',
+      ...(localAddress === undefined ? {} : { localAddress }),
       onread: {
         buffer: READ_BUFFER,
         callback: (n: number) => {

@@ -1,10 +1,13 @@
 // Every relay setting in one table: flag, environment variable, default, help. The CLI, the
 // docs (docs/relay.md) and startRelay's defaults all come from here, so they cannot drift.
 import { PING_INTERVAL_MS } from '../protocol/index.ts';
+import { parseBasePath } from './base-path.ts';
 
 export type RelaySettings = {
   host: string;
   port: number;
+  path: string;
+  metrics: boolean;
   dataDir: string;
   vapidSubject: string | undefined;
   logLevel: string;
@@ -33,12 +36,14 @@ export type RelaySettings = {
   redisHeartbeatMs: number;
 };
 
-type Kind = 'string' | 'int' | 'bool' | 'list' | 'optional';
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'optional' | 'path';
 type Spec = { key: keyof RelaySettings; flag: string; env: string; kind: Kind; help: string };
 
 export const DEFAULT_SETTINGS: RelaySettings = {
   host: '127.0.0.1',
   port: 8787,
+  path: '/',
+  metrics: false,
   dataDir: '.data/relay',
   vapidSubject: undefined,
   logLevel: 'info',
@@ -70,6 +75,20 @@ export const DEFAULT_SETTINGS: RelaySettings = {
 export const SETTING_SPECS: readonly Spec[] = [
   { key: 'host', flag: 'host', env: 'RELAY_HOST', kind: 'string', help: 'address to listen on' },
   { key: 'port', flag: 'port', env: 'RELAY_PORT', kind: 'int', help: 'port (0 picks a free one)' },
+  {
+    key: 'path',
+    flag: 'path',
+    env: 'RELAY_PATH',
+    kind: 'path',
+    help: 'base path of the WebSocket, /healthz, /vapid and /metrics (e.g. /relay behind a proxy that serves the app at /) (P1)',
+  },
+  {
+    key: 'metrics',
+    flag: 'metrics',
+    env: 'RELAY_METRICS',
+    kind: 'bool',
+    help: 'serve Prometheus metrics at <path>/metrics (P5); keep it off the public proxy',
+  },
   {
     key: 'dataDir',
     flag: 'data-dir',
@@ -257,8 +276,15 @@ export const SETTING_SPECS: readonly Spec[] = [
 export type ParsedArgs =
   { ok: true; help: boolean; settings: RelaySettings } | { ok: false; message: string };
 
-function convert(spec: Spec, raw: string): { ok: true; value: unknown } | { ok: false } {
+function convert(
+  spec: Spec,
+  raw: string,
+): { ok: true; value: unknown } | { ok: false; why?: string } {
   switch (spec.kind) {
+    case 'path': {
+      const p = parseBasePath(raw);
+      return p.ok ? p : { ok: false, why: p.message };
+    }
     case 'int': {
       if (!/^\d+$/.test(raw)) return { ok: false };
       return { ok: true, value: Number(raw) };
@@ -290,7 +316,7 @@ export function parseSettings(
     const raw = env[spec.env];
     if (raw === undefined || raw === '') continue;
     const v = convert(spec, raw);
-    if (!v.ok) return { ok: false, message: `${spec.env}: invalid value "${raw}"` };
+    if (!v.ok) return { ok: false, message: `${spec.env}: ${v.why ?? `invalid value "${raw}"`}` };
     out[spec.key] = v.value;
   }
   const lists = new Map<string, string[]>();
@@ -318,7 +344,7 @@ export function parseSettings(
     const raw = eq === -1 ? argv[++i] : arg.slice(eq + 1);
     if (raw === undefined) return { ok: false, message: `--${name} needs a value` };
     const v = convert(spec, raw);
-    if (!v.ok) return { ok: false, message: `--${name}: invalid value "${raw}"` };
+    if (!v.ok) return { ok: false, message: `--${name}: ${v.why ?? `invalid value "${raw}"`}` };
     if (spec.kind === 'list') {
       lists.set(spec.key, [...(lists.get(spec.key) ?? []), ...(v.value as string[])]);
     } else out[spec.key] = v.value;

@@ -14,6 +14,7 @@ import {
   type Role,
 } from '../protocol/index.ts';
 import type { Context } from './context.ts';
+import { LIMITS, type LimitName } from './counters.ts';
 import { idWords, loadedIdEquals } from './control-scan.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
@@ -61,8 +62,10 @@ export class Connection implements Peer {
     this.tokensMs = now;
     this.helloTimer = ctx.timers.setTimeout(() => {
       this.helloTimer = null;
-      if (this.joined === null)
+      if (this.joined === null) {
+        ctx.counters.limits[LIMITS.helloDeadline]++;
         this.refuseHello(`no hello within ${ctx.settings.helloDeadlineMs} ms`);
+      }
     }, ctx.settings.helloDeadlineMs);
   }
 
@@ -75,7 +78,11 @@ export class Connection implements Peer {
       this.ctx.turn.uncorkLater(this);
     }
     this.ws.send(data, SEND_TEXT);
+    const c = this.ctx.counters;
+    c.framesOut++;
+    c.bytesOut += data.length; // strings here are the relay's own ASCII frames
     if (this.ws.bufferedAmount > this.ctx.settings.maxBufferedBytes) {
+      c.limits[LIMITS.bufferedBytes]++;
       this.ctx.log.warn({ ip: this.ipKey }, 'unsent buffer over the cap; terminating socket');
       this.closed = true;
       this.ws.terminate();
@@ -85,7 +92,14 @@ export class Connection implements Peer {
   error(code: ErrorCode, message: string): void {
     // The code only: messages may quote client input.
     this.ctx.log.debug({ code }, 'refused frame');
+    this.ctx.counters.refusals[code]++;
     this.send(encodeFrame({ kind: 'error', code, message }));
+  }
+
+  /** A `limit` error, counted by which limit (P5). */
+  limit(which: LimitName, message: string): void {
+    this.ctx.counters.limits[which]++;
+    this.error('limit', message);
   }
 
   private refuseHello(message: string): void {
@@ -101,12 +115,18 @@ export class Connection implements Peer {
 
   onMessage(data: Buffer, isBinary: boolean): void {
     if (this.closed) return;
+    const c = this.ctx.counters;
+    c.framesIn++;
+    c.bytesIn += data.length;
     const now = this.ctx.turn.now();
     this.lastSeenMs = now;
     if (this.joined === null) return this.onFirstFrame(data, isBinary);
     const s = this.ctx.settings;
     if (s.rateLimits && !this.takeToken(now)) {
-      return this.error('limit', `rate limit: ${s.msgRatePerSec} frames/s, burst ${s.msgBurst}`);
+      return this.limit(
+        LIMITS.msgRate,
+        `rate limit: ${s.msgRatePerSec} frames/s, burst ${s.msgBurst}`,
+      );
     }
     if (isBinary) return this.error('bad-frame', 'binary frames are not allowed');
     if (data.length > MAX_ENVELOPE_BYTES) {
@@ -189,14 +209,16 @@ export class Connection implements Peer {
       return this.error('bad-hello', `this socket already joined the room as ${current}`);
     const s = ctx.settings;
     let refusal: string | null = null;
+    let which: LimitName = LIMITS.roomsPerSocket;
     if (joined.length >= s.maxRoomsPerSocket)
       refusal = `at most ${s.maxRoomsPerSocket} rooms per socket`;
     else {
       const max = role === 'phone' ? s.maxPhonesPerRoom : s.maxMachinesPerRoom;
+      which = role === 'phone' ? LIMITS.phonesPerRoom : LIMITS.machinesPerRoom;
       if (ctx.rooms.count(room, role) >= max) refusal = `at most ${max} ${role} sockets per room`;
     }
     if (refusal !== null) {
-      this.error('limit', refusal);
+      this.limit(which, refusal);
       if (first) {
         this.joined = null;
         this.closed = true;
@@ -243,7 +265,7 @@ export class Connection implements Peer {
     this.ctx.rooms.broadcast(room, otherRole(role), out);
     if (push !== null) {
       this.ctx.push.onPushHint(room, push.payload, push.tag ?? null, (code, message) =>
-        this.error(code, message),
+        code === 'limit' ? this.limit(LIMITS.pushRate, message) : this.error(code, message),
       );
     }
   }
@@ -294,8 +316,8 @@ export class Connection implements Peer {
       ctx.settings.maxSubscriptionsPerRoom,
     );
     if (outcome === 'limit')
-      this.error(
-        'limit',
+      this.limit(
+        LIMITS.subscriptionsPerRoom,
         `at most ${ctx.settings.maxSubscriptionsPerRoom} push subscriptions per room`,
       );
   }

@@ -2,6 +2,7 @@
 // presence, push decision/service, subscription store — see issue 10).
 import type { Logger } from 'pino';
 import type { RelaySettings } from './config.ts';
+import type { RelayCounters } from './counters.ts';
 import type { Presence } from './presence.ts';
 import type { PushService } from './push.ts';
 import type { Resolve } from './push-endpoint.ts';
@@ -22,4 +23,6 @@ export type Context = {
   resolve: Resolve;
   /** The per-turn clock and write batching (turn.ts). */
   turn: Turn;
+  /** Plain integers for /metrics (P5), read only at scrape time. */
+  counters: RelayCounters;
 };

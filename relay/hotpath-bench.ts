@@ -14,6 +14,7 @@ import pino from 'pino';
 import type { WebSocket } from 'ws';
 import { DEFAULT_SETTINGS } from './config.ts';
 import { Connection } from './connection.ts';
+import { makeCounters } from './counters.ts';
 import type { Context } from './context.ts';
 import { makeLocalPresence } from './presence.ts';
 import { makeLocalRooms } from './rooms.ts';
@@ -72,6 +73,7 @@ const ctx = {
   rooms,
   presence: makeLocalPresence(rooms),
   turn,
+  counters: makeCounters(),
 } as unknown as Context;
 const connect = () =>
   new Connection(ctx, stubWs() as unknown as WebSocket, stubSocket() as unknown as Socket, 'ip');

@@ -4,9 +4,18 @@ import type { AddressInfo, Socket } from 'node:net';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_TRANSPORT_BYTES } from '../protocol/index.ts';
+import { makeRouter, parseBasePath, ROUTE } from './base-path.ts';
 import { DEFAULT_SETTINGS, type RelaySettings } from './config.ts';
 import { Connection } from './connection.ts';
 import type { Context } from './context.ts';
+import {
+  countingPushSender,
+  LIMITS,
+  makeCounters,
+  UPGRADE_REFUSALS,
+  type RelayCounters,
+  type UpgradeRefusal,
+} from './counters.ts';
 import { ipKey } from './ip.ts';
 import { makeLocalPresence, type Presence } from './presence.ts';
 import { makePushService } from './push.ts';
@@ -34,9 +43,12 @@ export type RelayOptions = Partial<RelaySettings> & {
   presence?: Presence;
   pushDecision?: PushDecision;
   store?: SubscriptionStore;
+  /** Where the relay counts for /metrics (P5); fresh by default. */
+  counters?: RelayCounters;
 };
 
 export type RunningRelay = {
+  /** ws://host:port plus the base path when it is not `/` (P1). */
   url: string;
   port: number;
   host: string;
@@ -58,6 +70,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const settings: RelaySettings = { ...DEFAULT_SETTINGS };
   for (const [k, v] of Object.entries(options))
     if (k in DEFAULT_SETTINGS && v !== undefined) (settings as Record<string, unknown>)[k] = v;
+  const base = parseBasePath(settings.path);
+  if (!base.ok) throw new Error(`path ${base.message}`);
+  const route = makeRouter(base.value);
+  const counters = options.counters ?? makeCounters();
   const timers = options.timers ?? realTimers;
   const log = pino(
     { level: settings.logLevel, base: undefined },
@@ -102,8 +118,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     (shared === null
       ? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs)
       : shared.pushDecision(timers.now, settings.pingIntervalMs));
-  const sender =
-    options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins });
+  const sender = countingPushSender(
+    options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins }),
+    counters,
+  );
   const push = makePushService({
     store,
     decision,
@@ -129,6 +147,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
     turn: makeTurn(timers),
+    counters,
   };
 
   const conns = new Set<Connection>();
@@ -150,8 +169,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, settings.headersTimeoutMs / 4)),
     },
     (req, res) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (req.method === 'GET' && path === '/healthz') {
+      const at = req.method === 'GET' ? route(req.url) : null;
+      if (at === ROUTE.metrics && metrics !== null) {
+        metrics.render().then(
+          (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+          (e: unknown) => {
+            log.error({ error: (e as Error).message }, 'metrics failed');
+            res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed');
+          },
+        );
+      } else if (at === ROUTE.healthz) {
         const reason = health();
         if (reason === null)
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -159,7 +186,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
           res
             .writeHead(503, { 'content-type': 'application/json' })
             .end(JSON.stringify({ ok: false, reason }));
-      } else if (req.method === 'GET' && path === '/vapid') {
+      } else if (at === ROUTE.vapid) {
         res
           .writeHead(200, {
             'content-type': 'application/json',
@@ -170,14 +197,20 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     },
   );
 
+  const refuseUpgrade = (socket: Socket, why: UpgradeRefusal) => {
+    counters.upgradesRefused[why]++;
+    if (why === UPGRADE_REFUSALS.notFound) plainResponse(socket, 404, 'Not Found');
+    else plainResponse(socket, 503, 'Service Unavailable');
+  };
   let closing = false;
   server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    if (closing) return plainResponse(socket, 503, 'Service Unavailable');
-    if ((req.url ?? '').split('?')[0] !== '/') return plainResponse(socket, 404, 'Not Found');
+    if (closing) return refuseUpgrade(socket, UPGRADE_REFUSALS.closing);
+    if (route(req.url) !== ROUTE.socket) return refuseUpgrade(socket, UPGRADE_REFUSALS.notFound);
     if (conns.size >= settings.maxConnections) {
       log.warn({ max: settings.maxConnections }, 'connection cap reached; upgrade refused');
-      return plainResponse(socket, 503, 'Service Unavailable');
+      counters.limits[LIMITS.connections]++;
+      return refuseUpgrade(socket, UPGRADE_REFUSALS.full);
     }
     const forwarded = settings.trustProxy
       ? String(req.headers['x-forwarded-for'] ?? '')
@@ -190,6 +223,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       socket.setNoDelay(true);
       const conn = new Connection(ctx, ws, socket, key);
       conns.add(conn);
+      counters.connectionsOpened++;
       const n = (perIp.get(key) ?? 0) + 1;
       perIp.set(key, n);
       ws.on('message', (data: Buffer, isBinary: boolean) => conn.onMessage(data, isBinary));
@@ -203,7 +237,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         conn.onClose();
       });
       if (n > settings.maxConnectionsPerIp) {
-        conn.error('limit', `at most ${settings.maxConnectionsPerIp} connections per IP`);
+        conn.limit(
+          LIMITS.connectionsPerIp,
+          `at most ${settings.maxConnectionsPerIp} connections per IP`,
+        );
         conn.closed = true;
         ws.close(1008, 'limit');
       }
@@ -214,6 +251,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const pingTimer = timers.setInterval(() => {
     for (const c of conns) {
       if (!c.alive) {
+        counters.limits[LIMITS.pingTimeout]++;
         c.closed = true;
         c.ws.terminate();
         continue;
@@ -225,6 +263,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   }, settings.pingIntervalMs);
   const expire = async () => {
     const n = await store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
+    counters.subscriptionsStale += n;
     if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
   };
   const expireLogged = () =>
@@ -233,6 +272,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     );
   await expire();
   const expireTimer = timers.setInterval(expireLogged, DAY_MS);
+
+  const metrics = settings.metrics
+    ? await (
+        await import('./metrics.ts')
+      ).makeRelayMetrics({
+        counters,
+        sockets: () => conns,
+        maxConnections: settings.maxConnections,
+        ...(shared === null ? {} : { redisHealth: health }),
+      })
+    : null;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -256,7 +306,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     await push.idle();
   };
   return {
-    url: `ws://${hostForUrl}:${port}`,
+    url: `ws://${hostForUrl}:${port}${base.value === '/' ? '' : base.value}`,
     port,
     host: settings.host,
     vapidPublicKey: vapid.publicKey,
@@ -288,6 +338,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
         await idle().catch(() => undefined);
         await rooms.close();
         await store.close();
+        metrics?.close();
         log.info('relay closed');
         log.flush?.();
       })();

@@ -2,13 +2,25 @@
 // lane, dispatching into a demo git workspace), an enrolled device executor serving that
 // workspace, and the built app. All state lives in .data/ (git-ignored) and is reused by the next
 // start. Ctrl-C stops every part (each its own process group) and waits until all are gone.
+// `npm start -- --lan` (P4) puts Caddy with its own CA in front of the app and the relay on the
+// computer's LAN address, so a phone on the same network gets a secure origin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
-import { READY_LINE, readStartConfig, StartConfigError } from './start/config.ts';
+import { caddyBinary, certFingerprint } from './start/caddy.ts';
+import {
+  READY_LINE,
+  readStartConfig,
+  START_ENV,
+  StartConfigError,
+  StartError,
+} from './start/config.ts';
 import { ensureEnrolled } from './start/enroll.ts';
+import { CADDY_MISSING, caSteps, lanAddress } from './start/lan.ts';
+import { RELAY_PATH, startLanFront } from './start/lan-front.ts';
+import { PORT_TAKEN, portUses, takenPorts } from './start/ports.ts';
 import { ensureDemoWorkspace } from './start/workspace.ts';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -23,7 +35,7 @@ async function shutdown(why: string, code: number): Promise<never> {
   process.stdout.write(`\n[start] ${why}: stopping ${parts.map((p) => p.name).join(', ')}…\n`);
   // The executor first (it says goodbye to the lane), the relay last (the machine's sockets close
   // cleanly first).
-  const order = ['device', 'machine', 'app', 'relay'];
+  const order = ['device', 'machine', 'app', 'caddy', 'relay'];
   // (the enrollment process, if one is running, is named 'device' too and goes first)
   const sorted = [...parts].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   await stopParts(sorted.slice(0, 1));
@@ -49,7 +61,22 @@ function watch(part: Part): Part {
 }
 
 async function main(): Promise<void> {
-  const config = readStartConfig(process.env, REPO);
+  const config = readStartConfig(process.env, REPO, process.argv.slice(2));
+  let lanHost: string | null = null;
+  if (config.lan) {
+    if (caddyBinary() === null) throw new StartError('caddy-missing', CADDY_MISSING);
+    lanHost = config.lanHost ?? lanAddress();
+    if (lanHost === null)
+      throw new StartError(
+        'no-lan-address',
+        `this computer has no network address for a phone to reach; connect it, or set ${START_ENV.lanHost}`,
+      );
+  }
+  const taken = await takenPorts(portUses(config, lanHost));
+  if (taken.length > 0) {
+    for (const line of taken) process.stderr.write(`[start] ${line} [${PORT_TAKEN}]\n`);
+    process.exit(1);
+  }
   buildIfNeeded();
   if (stopping) return;
   const workspace = path.join(config.dataDir, 'workspace');
@@ -71,6 +98,8 @@ async function main(): Promise<void> {
         config.vapidSubject,
         '--log-level',
         'warn',
+        // Behind Caddy: under its path, counting clients by their forwarded address.
+        ...(lanHost === null ? [] : ['--path', RELAY_PATH, '--trust-proxy']),
       ),
     ),
   );
@@ -87,9 +116,21 @@ async function main(): Promise<void> {
   const localRelayUrl = (
     await relay.waitForLine(/relay listening on (ws:\/\/\S+)/, 'the relay', READY_TIMEOUT_MS)
   )[1]!;
-  const relayUrl = config.publicRelayUrl ?? localRelayUrl;
+  const lan =
+    lanHost === null
+      ? null
+      : await startLanFront({
+          config,
+          host: lanHost,
+          relayPort: config.relayPort,
+          watch,
+          stopping: () => stopping,
+        });
+  if (stopping) return;
+  const relayUrl =
+    config.publicRelayUrl ?? (lan ? `wss://${lan.address}${RELAY_PATH}` : localRelayUrl);
   const localAppUrl = `http://127.0.0.1:${config.appPort}`;
-  const appUrl = config.publicAppUrl ?? localAppUrl;
+  const appUrl = config.publicAppUrl ?? (lan ? `https://${lan.address}` : localAppUrl);
   const stateDir = path.join(config.dataDir, 'machine');
   const machine = watch(
     startPart(
@@ -112,7 +153,13 @@ async function main(): Promise<void> {
       // The enrollment command the machine prints is for enrolling by hand; this script enrolls
       // the demo's executor itself, so those lines would only mislead. The pairing display is
       // shown once, at the end, where it does not scroll away.
-      { rawStdout: true, stdin: true, quiet: MACHINE_QUIET },
+      {
+        rawStdout: true,
+        stdin: true,
+        quiet: MACHINE_QUIET,
+        // Behind Caddy the machine dials wss:// and must trust Caddy's local CA.
+        ...(lan ? { env: { NODE_EXTRA_CA_CERTS: lan.root } } : {}),
+      },
     ),
   );
   process.stdin.pipe(machine.child.stdin!);
@@ -145,16 +192,32 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   const code = readFileSync(path.join(stateDir, 'pairing-code.txt'), 'utf8').trim();
-  const qr = await terminalQr(code, wantsColour(process.env, process.stdout.isTTY === true));
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const pairingLink = `${appUrl}/#pair=${code}`;
+  if (lan) {
+    process.stdout.write(
+      [
+        '',
+        ...caSteps(certFingerprint(lan.root)),
+        await terminalQr(lan.caUrl, colour),
+        `  CA certificate: ${lan.caUrl}`,
+        '',
+        'Step 2 — pair: scan this code with the phone’s camera (it opens the app), or open the link.',
+        await terminalQr(pairingLink, colour),
+      ].join('\n'),
+    );
+  }
+  const qr = lan ? '' : await terminalQr(code, colour);
   process.stdout.write(
     [
       '',
-      'Pair your phone: scan this code in the app, or open the pairing link.',
-      qr,
+      ...(lan ? [] : ['Pair your phone: scan this code in the app, or open the pairing link.', qr]),
       `${READY_LINE}.`,
-      `  App:          ${appUrl}  (open it on this computer, or see README "Using it from a real phone")`,
-      `  Pairing link: ${appUrl}/#pair=${code}`,
-      `  Relay:        ${relayUrl}  (health: http://127.0.0.1:${config.relayPort}/healthz)`,
+      lan
+        ? `  App:          ${appUrl}  (for the phone, once it trusts the CA; this computer: ${localAppUrl})`
+        : `  App:          ${appUrl}  (open it on this computer, or see README "Using it from a real phone")`,
+      `  Pairing link: ${pairingLink}`,
+      `  Relay:        ${relayUrl}  (health: http://127.0.0.1:${config.relayPort}${lan ? RELAY_PATH : ''}/healthz)`,
       `  Device:       ${enrollment.deviceId} serving ${workspace}`,
       `  State:        ${config.dataDir}`,
       'Type desk commands here ("help"); Ctrl-C stops everything.',
@@ -179,7 +242,9 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 
 main().catch((e: unknown) => {
   if (stopping) return;
-  const code = e instanceof StartConfigError ? e.code : 'start-failed';
+  const code = e instanceof StartConfigError || e instanceof StartError ? e.code : 'start-failed';
   process.stderr.write(`[start] ${(e as Error).message} [${code}]\n`);
+  // Refused before anything started: one line, no "stopping" noise.
+  if (parts.length === 0) process.exit(1);
   void shutdown('start failed', 1);
 });

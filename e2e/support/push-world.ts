@@ -41,6 +41,30 @@ export type PushWorld = {
   close(): Promise<void>;
 };
 
+/**
+ * The test's phone stores a (fabricated) push subscription and starts a task that asks a
+ * question first and then runs `echo pushed`: the run's approval is what gets pushed once no
+ * phone is left. Resolves with the question.
+ */
+export async function subscribeThenAskAndRun(
+  phone: RoomSocket,
+  roomId: string,
+  subscription: FakeSubscriber['subscription'],
+  cwd: string,
+): Promise<Record<string, unknown>> {
+  phone.send({ kind: 'push-subscribe', room: roomId, subscription });
+  phone.sendMessage({
+    v: 1,
+    type: 'dispatch.request',
+    ts: Date.now(),
+    requestId: randomUUID(),
+    prompt: 'ask: Go on? | yes | no\nrun: echo pushed',
+    cwd,
+    worktree: false,
+  });
+  return phone.waitForMessage((m) => m.type === 'question.request');
+}
+
 export async function startPushWorld(
   page: Page,
   context: BrowserContext,
@@ -107,17 +131,12 @@ export async function startPushWorld(
 
     const approvalWhileAway = async (): Promise<ShownNotification> => {
       const phone = await joinRoom(relayUrl, roomId, 'phone', key);
-      phone.send({ kind: 'push-subscribe', room: roomId, subscription: subscriber.subscription });
-      phone.sendMessage({
-        v: 1,
-        type: 'dispatch.request',
-        ts: Date.now(),
-        requestId: randomUUID(),
-        prompt: 'ask: Go on? | yes | no\nrun: echo pushed',
-        cwd: realpathSync(work),
-        worktree: false,
-      });
-      const question = await phone.waitForMessage((m) => m.type === 'question.request');
+      const question = await subscribeThenAskAndRun(
+        phone,
+        roomId,
+        subscriber.subscription,
+        realpathSync(work),
+      );
       // The phone goes away; once the relay has told the machine side, the question is answered
       // at the desk and the agent's next step (run → approval) finds no phone: it is pushed.
       const offlineBefore = spy.frames.length;

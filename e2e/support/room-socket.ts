@@ -1,7 +1,7 @@
 // The test's own sockets into a room over the real relay: a phone (to subscribe and dispatch)
 // and a second machine-role socket that sees every phone→machine message, so a test can count
 // exactly what reached the machine.
-import { WebSocket } from 'ws';
+import { WebSocket, type ClientOptions } from 'ws';
 import {
   encodeFrame,
   open,
@@ -29,8 +29,10 @@ export async function joinRoom(
   room: string,
   role: 'phone' | 'machine',
   key: Uint8Array,
+  /** e.g. `ca` and `lookup` for a `wss://` relay on a mapped host name (e2e/tls.spec.ts). */
+  options: ClientOptions = {},
 ): Promise<RoomSocket> {
-  const ws = new WebSocket(relayUrl);
+  const ws = new WebSocket(relayUrl, options);
   const frames: ServerFrame[] = [];
   const messages: Array<Record<string, unknown>> = [];
   const listeners = new Set<() => void>();

@@ -24,6 +24,10 @@ export function buildIfNeeded(): { built: boolean } {
   process.stdout.write('[start] building the app (vite build)…\n');
   const r = spawnSync(path.join(REPO, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], {
     cwd: REPO,
+    // A production build whatever the caller's NODE_ENV: started from a test runner
+    // (NODE_ENV=test) vite built Solid's dev bundle with import.meta.env.DEV set, which
+    // registers no service worker.
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: 'inherit',
   });
   if (r.status !== 0) throw new Error(`vite build failed (exit ${r.status ?? r.signal})`);

@@ -12,7 +12,28 @@ describe('npm start settings (issue 9 §1: all state in .data/, ports overridabl
       machineName: 'demo',
       publicRelayUrl: undefined,
       publicAppUrl: undefined,
+      lan: false,
+      lanHost: undefined,
+      lanPort: 8443,
+      lanCaPort: 8080,
     });
+  });
+
+  it('P4: --lan or DSH_LAN=1 turns on LAN mode; its host and ports move by environment', () => {
+    expect(readStartConfig({}, '/repo', ['--lan']).lan).toBe(true);
+    expect(readStartConfig({ DSH_LAN: '1' }, '/repo').lan).toBe(true);
+    expect(readStartConfig({ DSH_LAN: '0' }, '/repo').lan).toBe(false);
+    expect(
+      readStartConfig(
+        { DSH_LAN_HOST: '192.168.1.20', DSH_LAN_PORT: '9443', DSH_LAN_CA_PORT: '9080' },
+        '/repo',
+      ),
+    ).toMatchObject({ lanHost: '192.168.1.20', lanPort: 9443, lanCaPort: 9080 });
+    expect(readStartConfig({ DSH_LAN_HOST: 'laptop.lan' }, '/repo').lanHost).toBe('laptop.lan');
+  });
+
+  it('P4: an unknown option is refused with bad-start-env', () => {
+    expect(() => readStartConfig({}, '/repo', ['--lna'])).toThrow(StartConfigError);
   });
 
   it('every setting moves by environment; public URLs are checked for their scheme', () => {
@@ -43,6 +64,9 @@ describe('npm start settings (issue 9 §1: all state in .data/, ports overridabl
     ['DSH_DEVICE_LANE_PORT', 'x'],
     ['DSH_PUBLIC_RELAY_URL', 'https://laptop.lan'],
     ['DSH_PUBLIC_APP_URL', 'laptop.lan'],
+    ['DSH_LAN_PORT', '0'],
+    ['DSH_LAN_CA_PORT', '99999'],
+    ['DSH_LAN_HOST', 'http://laptop.lan'],
   ])('a bad %s (%s) is refused with bad-start-env naming it', (name, value) => {
     let error: unknown;
     try {

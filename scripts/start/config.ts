@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 // `npm start`'s settings: everything lives under one data folder, every port can be moved by an
@@ -17,6 +18,14 @@ export type StartConfig = {
   publicRelayUrl: string | undefined;
   /** The app's address in the pairing link (a phone must reach it). */
   publicAppUrl: string | undefined;
+  /** P4: Caddy in front of the app and the relay on the LAN address (`--lan`, DSH_LAN=1). */
+  lan: boolean;
+  /** The address phones reach this computer on; detected when unset. */
+  lanHost: string | undefined;
+  /** Caddy's https port on that address. */
+  lanPort: number;
+  /** Where the phone downloads the local CA's root certificate (plain http, that one file). */
+  lanCaPort: number;
 };
 
 export const START_ENV = {
@@ -28,10 +37,27 @@ export const START_ENV = {
   machineName: 'DSH_MACHINE_NAME',
   publicRelayUrl: 'DSH_PUBLIC_RELAY_URL',
   publicAppUrl: 'DSH_PUBLIC_APP_URL',
+  lan: 'DSH_LAN',
+  lanHost: 'DSH_LAN_HOST',
+  lanPort: 'DSH_LAN_PORT',
+  lanCaPort: 'DSH_LAN_CA_PORT',
 } as const;
+
+/** The flag that turns on LAN mode: `npm start -- --lan`. */
+export const LAN_FLAG = '--lan';
 
 export class StartConfigError extends Error {
   readonly code = 'bad-start-env';
+}
+
+/** A start refused or failed for a reason with its own stable code (`caddy-missing`, …). */
+export class StartError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -58,7 +84,26 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw;
 }
 
-export function readStartConfig(env: NodeJS.ProcessEnv, repo: string): StartConfig {
+function lanHost(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env[START_ENV.lanHost];
+  if (raw === undefined || raw === '') return undefined;
+  if (
+    net.isIPv4(raw) ||
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(raw)
+  )
+    return raw;
+  throw new StartConfigError(
+    `${START_ENV.lanHost} must be an IPv4 address or a host name, not "${raw}"`,
+  );
+}
+
+export function readStartConfig(
+  env: NodeJS.ProcessEnv,
+  repo: string,
+  argv: readonly string[] = [],
+): StartConfig {
+  for (const a of argv)
+    if (a !== LAN_FLAG) throw new StartConfigError(`unknown option "${a}" (only ${LAN_FLAG})`);
   return {
     dataDir: path.resolve(repo, env[START_ENV.dataDir] || '.data'),
     relayPort: port(env, START_ENV.relayPort, 8787),
@@ -69,5 +114,9 @@ export function readStartConfig(env: NodeJS.ProcessEnv, repo: string): StartConf
     machineName: env[START_ENV.machineName] || 'demo',
     publicRelayUrl: url(env, START_ENV.publicRelayUrl, ['ws:', 'wss:']),
     publicAppUrl: url(env, START_ENV.publicAppUrl, ['http:', 'https:'])?.replace(/\/+$/, ''),
+    lan: argv.includes(LAN_FLAG) || ['1', 'true', 'yes'].includes(env[START_ENV.lan] ?? ''),
+    lanHost: lanHost(env),
+    lanPort: port(env, START_ENV.lanPort, 8443),
+    lanCaPort: port(env, START_ENV.lanCaPort, 8080),
   };
 }

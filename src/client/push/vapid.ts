@@ -10,7 +10,8 @@ export type VapidErrorCode = (typeof VAPID_ERRORS)[keyof typeof VAPID_ERRORS];
 /** P-256 public key, uncompressed point: 0x04 ‖ X ‖ Y. */
 const VAPID_PUBLIC_KEY_BYTES = 65;
 
-/** The relay's HTTP origin for a `ws(s)://` relay URL: `/vapid` lives at its root (spec). */
+/** `/vapid` for a `ws(s)://` relay URL: at the root of its origin (spec), or below the relay's
+ * base path when it has one (P1: `wss://host/relay` → `https://host/relay/vapid`). */
 export function vapidUrl(relayUrl: string): string | null {
   let url: URL;
   try {
@@ -19,7 +20,8 @@ export function vapidUrl(relayUrl: string): string | null {
     return null;
   }
   if (url.protocol !== 'wss:' && url.protocol !== 'ws:') return null;
-  return `${url.protocol === 'wss:' ? 'https:' : 'http:'}//${url.host}/vapid`;
+  const base = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol === 'wss:' ? 'https:' : 'http:'}//${url.host}${base}/vapid`;
 }
 
 /** Checks `{ publicKey }` from `GET /vapid`: base64url of a 65-byte uncompressed P-256 point. */
