@@ -10,17 +10,19 @@ import type { Context } from './context.ts';
 import { ipKey } from './ip.ts';
 import { makeLocalPresence, type Presence } from './presence.ts';
 import { makePushService } from './push.ts';
+import { makePushQueue } from './push-queue.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
+import { makeSubscriptionLife } from './subscription-life.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { makeTurn } from './turn.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
+import { makeVapidAuth } from './vapid-jwt.ts';
 
 const CLOSE_GOING_AWAY = 1001;
-const DAY_MS = 86_400_000;
 
 export type RelayOptions = Partial<RelaySettings> & {
   timers?: Timers;
@@ -34,6 +36,9 @@ export type RelayOptions = Partial<RelaySettings> & {
   presence?: Presence;
   pushDecision?: PushDecision;
   store?: SubscriptionStore;
+  /** With --redis: the subscription store's key prefix (default `relay:`), so tests sharing one
+   * Redis keep their stores apart. */
+  redisStorePrefix?: string;
 };
 
 export type RunningRelay = {
@@ -94,7 +99,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     options.store ??
     (shared === null || redis === null
       ? openSqliteSubscriptions(settings.dataDir)
-      : redis[1].makeRedisSubscriptions(shared.command));
+      : redis[1].makeRedisSubscriptions(shared.command, options.redisStorePrefix));
   const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
   const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
@@ -103,19 +108,39 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       ? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs)
       : shared.pushDecision(timers.now, settings.pingIntervalMs));
   const sender =
-    options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins });
+    options.pushSender ??
+    makeHttpPushSender({ deadlineMs: settings.pushTimeoutMs, unsafeOrigins, timers });
   const push = makePushService({
-    store,
-    decision,
-    sender,
-    vapid,
-    subject: settings.vapidSubject,
-    ttlSec: settings.pushTtlSec,
     rateLimits: settings.rateLimits,
     pushRatePerMin: settings.pushRatePerMin,
     pushBurst: settings.pushBurst,
+    pushRatePerMinPerIp: settings.pushRatePerMinPerIp,
+    pushBurstPerIp: settings.pushBurstPerIp,
+    store,
+    decision,
+    sender,
+    queue: makePushQueue({
+      maxActive: settings.maxConcurrentPushes,
+      maxQueued: settings.maxQueuedPushes,
+    }),
+    auth:
+      settings.vapidSubject === undefined
+        ? null
+        : makeVapidAuth({ vapid, subject: settings.vapidSubject, now: timers.now }),
+    ttlSec: settings.pushTtlSec,
+    deadlineMs: settings.pushTimeoutMs,
     now: timers.now,
     log,
+  });
+  const conns = new Set<Connection>();
+  const subscriptionLife = makeSubscriptionLife({
+    store,
+    settings,
+    timers,
+    log,
+    *machineRooms() {
+      for (const c of conns) for (const j of c.joined ?? []) if (j.role === 'machine') yield j.room;
+    },
   });
 
   const ctx: Context = {
@@ -126,12 +151,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     presence,
     push,
     store,
+    subscriptionLife,
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
     turn: makeTurn(timers),
   };
 
-  const conns = new Set<Connection>();
   const perIp = new Map<string, number>();
   const wss = new WebSocketServer({
     noServer: true,
@@ -223,16 +248,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     }
     push.prune();
   }, settings.pingIntervalMs);
-  const expire = async () => {
-    const n = await store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
-    if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
-  };
-  const expireLogged = () =>
-    void expire().catch((e: unknown) =>
-      log.error({ error: (e as Error).message }, 'expiring subscriptions failed'),
-    );
-  await expire();
-  const expireTimer = timers.setInterval(expireLogged, DAY_MS);
+  await subscriptionLife.start();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -254,6 +270,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const idle = async () => {
     await Promise.all([...conns].map((c) => c.settled()));
     await push.idle();
+    await subscriptionLife.idle();
   };
   return {
     url: `ws://${hostForUrl}:${port}`,
@@ -267,7 +284,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       closed ??= (async () => {
         closing = true;
         timers.clearInterval(pingTimer);
-        timers.clearInterval(expireTimer);
+        subscriptionLife.stop();
         const serverClosed = new Promise<void>((r) => server.close(() => r()));
         const socketsClosed = [...conns].map(
           (c) =>
