@@ -21,6 +21,8 @@ export type Context = {
   store: SubscriptionStore;
   /** Machine joins keep a room's subscriptions alive (H2). */
   subscriptionLife: SubscriptionLife;
+  /** The IP key as the subscription store keeps it (subscribe.ts makeIpTag). */
+  ipTag: (ip: string) => string;
   unsafeOrigins: ReadonlySet<string>;
   resolve: Resolve;
   /** The per-turn clock and write batching (turn.ts). */

@@ -15,6 +15,7 @@ import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
+import { makeIpTag } from './subscribe.ts';
 import { makeSubscriptionLife } from './subscription-life.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -152,6 +153,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     push,
     store,
     subscriptionLife,
+    ipTag: makeIpTag(vapid.privateKey),
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
     turn: makeTurn(timers),

@@ -2,9 +2,20 @@
 // per IP (the subscribing socket's IP key, IPv6 per /64) and in total. Refreshing a stored
 // endpoint always works; only a new one must fit. Not on the forwarding path: it runs per
 // push-subscribe frame, which phones send once per hello.
+import crypto from 'node:crypto';
 import type { PushSubscriptionJson, RelayErrorCode } from '../protocol/index.ts';
 import type { Context } from './context.ts';
 import { checkSubscription } from './push-endpoint.ts';
+
+/**
+ * What the store keeps instead of the IP key: an HMAC of it under a key derived from the VAPID
+ * private key, so the per-IP count works (replicas share the VAPID pair, so they agree) while a
+ * copy of the database names no client address.
+ */
+export function makeIpTag(vapidPrivateKey: string): (ip: string) => string {
+  const key = crypto.createHash('sha256').update(`dsh-relay/ip-tag\0${vapidPrivateKey}`).digest();
+  return (ip) => crypto.createHmac('sha256', key).update(ip).digest('base64url').slice(0, 22);
+}
 
 export type SubscribeReply = (
   code: Extract<RelayErrorCode, 'bad-frame' | 'limit'>,
@@ -25,7 +36,7 @@ export async function subscribe(
     {
       room,
       sub: checked.sub,
-      ip,
+      ip: ctx.ipTag(ip),
       nowMs: ctx.timers.now(),
       machinePresent: ctx.rooms.peers(room).machine > 0,
     },

@@ -1,8 +1,8 @@
 // Push subscriptions keyed by (room, endpoint), in SQLite (better-sqlite3 12, WAL) inside the
 // data dir so a restart loses none (D7). Behind an interface so replicas can share a store
 // (issue 10). Only what sending needs is stored — endpoint and the two public keys — plus what
-// bounds the store (H2): the IP key that created the entry, and when a machine was last seen in
-// the room.
+// bounds the store (H2): a tag of the IP key that created the entry (not the address), and when
+// a machine was last seen in the room.
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,8 +13,8 @@ export type SubscriptionCaps = { perRoom: number; perIp: number; total: number }
 export type NewSubscription = {
   room: string;
   sub: StoredSubscription;
-  /** The subscribing socket's IP key (ip.ts); the entry counts against it for as long as it
-   * is stored, whoever refreshes it later. */
+  /** The subscribing socket's IP key (ip.ts) as an opaque tag (subscribe.ts makeIpTag); the
+   * entry counts against it for as long as it is stored, whoever refreshes it later. */
   ip: string;
   nowMs: number;
   /** A machine socket is in the room now: the room counts as seen by a machine (H2). */
