@@ -1,6 +1,6 @@
 // Push subscriptions keyed by (room, endpoint), in SQLite (better-sqlite3 12, WAL) inside the
 // data dir so a restart loses none (D7). Behind an interface so replicas can share a store
-// (issue 10). Only what sending needs is stored — endpoint and the two public keys — plus what
+// (docs/scaling.md). Only what sending needs is stored — endpoint and the two public keys — plus what
 // bounds the store (H2): a tag of the IP key that created the entry (not the address), and when
 // a machine was last seen in the room.
 import Database from 'better-sqlite3';

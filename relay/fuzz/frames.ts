@@ -1,5 +1,5 @@
-// The hostile frames of the relay fuzz and the oracle of what the rules require for each (issue
-// 3 §6, H11), shared by the small fuzz in `npm test` (relay/fuzz.test.ts) and the fuzz at scale
+// The hostile frames of the relay fuzz and the oracle of what the rules require for each (H11),
+// shared by the small fuzz in `npm test` (relay/fuzz.test.ts) and the fuzz at scale
 // (`npm run fuzz:relay`, relay/fuzz/run.ts). The oracle is derived from the rules and
 // protocol's parser, not from the relay's code.
 import { isUtf8 } from 'node:buffer';

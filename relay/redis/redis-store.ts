@@ -1,5 +1,5 @@
 // Push subscriptions and the VAPID key pair in Redis, so any replica can deliver a push and all
-// sign with the same key (issue 10). Redis must persist (AOF or RDB) for subscriptions to survive
+// sign with the same key (many replicas, docs/scaling.md). Redis must persist (AOF or RDB) for subscriptions to survive
 // a Redis restart — docs/scaling.md. Keys (room ids have no spaces):
 //   subs:<room>          hash endpoint → JSON {endpoint, p256dh, auth, createdMs, ip}
 //   subs-by-time         sorted set "<room> <endpoint>" by refresh time (D7); its size is the total
