@@ -2,25 +2,13 @@
 // push rate per machine IP over all its rooms, a total deadline per request (a trickling push
 // service cannot hold one), and one VAPID header per audience until shortly before it expires.
 import crypto from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  makeFakeSubscriber,
-  startFakePushService,
-  type FakePushService,
-} from './test-support/fake-push-service.ts';
-import { newRoom, startFixture, type Fixture } from './test-support/relay-fixture.ts';
-import type { RelayOptions } from './server.ts';
+import { describe, expect, it } from 'vitest';
+import { makeFakeSubscriber, type FakePushService } from './test-support/fake-push-service.ts';
+import { PUSH_SUBJECT, pushFixtures } from './test-support/push-fixture.ts';
+import { newRoom, type Fixture } from './test-support/relay-fixture.ts';
 import { VAPID_JWT_RENEW_BEFORE_SEC, VAPID_JWT_VALIDITY_SEC } from './vapid-jwt.ts';
 
-let fx: Fixture | undefined;
-let fake: FakePushService | undefined;
-afterEach(async () => {
-  await fake?.close();
-  await fx?.stop();
-  fx = fake = undefined;
-});
-
-const SUBJECT = 'mailto:relay-test@example.com';
+const setup = pushFixtures();
 const pushMsg = (room: string) =>
   JSON.stringify({
     kind: 'msg',
@@ -28,12 +16,6 @@ const pushMsg = (room: string) =>
     payload: 'bXNn',
     push: { payload: crypto.randomBytes(120).toString('base64') },
   });
-
-async function setup(o: RelayOptions = {}) {
-  fake = await startFakePushService();
-  fx = await startFixture({ vapidSubject: SUBJECT, unsafeAllowPushOrigins: [fake.origin], ...o });
-  return { f: fx, svc: fake };
-}
 
 /** Stores `n` subscriptions in a fresh room through a phone that then leaves. */
 async function room(f: Fixture, svc: FakePushService, n: number, headers = {}) {
@@ -180,7 +162,7 @@ describe('H1: the VAPID header is signed once per audience and reused until shor
     expect(second?.header).toBe(first?.header);
     expect(first?.payload).toEqual({
       aud: svc.origin,
-      sub: SUBJECT,
+      sub: PUSH_SUBJECT,
       exp: Math.floor(start / 1_000) + VAPID_JWT_VALIDITY_SEC,
     });
     const reuseMs = (VAPID_JWT_VALIDITY_SEC - VAPID_JWT_RENEW_BEFORE_SEC) * 1_000;

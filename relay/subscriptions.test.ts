@@ -7,42 +7,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  makeFakeSubscriber,
-  startFakePushService,
-  type FakePushService,
-} from './test-support/fake-push-service.ts';
-import { newRoom, startFixture, type Fixture } from './test-support/relay-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { makeFakeSubscriber, type FakePushService } from './test-support/fake-push-service.ts';
+import { pushFixtures } from './test-support/push-fixture.ts';
+import { newRoom, type Fixture } from './test-support/relay-fixture.ts';
 import type { TestClient } from './test-support/ws-client.ts';
-import type { RelayOptions } from './server.ts';
 import { openSqliteSubscriptions } from './subscriptions.ts';
 
-let fx: Fixture | undefined;
-let fake: FakePushService | undefined;
-afterEach(async () => {
-  await fx?.stop();
-  await fake?.close();
-  fx = fake = undefined;
-});
-
 const DAY_MS = 86_400_000;
-const SUBJECT = 'mailto:relay-test@example.com';
+// No ping while the clock moves by days: sockets open across a jump would miss their pongs.
+const setup = pushFixtures({ trustProxy: true, pingIntervalMs: 1_000 * DAY_MS });
 const pushMsg = (room: string) =>
   JSON.stringify({ kind: 'msg', room, payload: 'bXNn', push: { payload: 'UFVTSA==' } });
-
-async function setup(o: RelayOptions = {}) {
-  fake = await startFakePushService();
-  // No ping while the clock moves by days: sockets open across a jump would miss their pongs.
-  fx = await startFixture({
-    vapidSubject: SUBJECT,
-    unsafeAllowPushOrigins: [fake.origin],
-    trustProxy: true,
-    pingIntervalMs: 1_000 * DAY_MS,
-    ...o,
-  });
-  return { f: fx, svc: fake };
-}
 
 /** A fresh client address, so entries of other tests sharing a Redis never count. */
 const freshIp = () =>
@@ -150,8 +126,9 @@ describe('H2: push subscriptions in total', () => {
 });
 
 describe('H2: a subscription lives only while a machine keeps coming to its room', () => {
-  /** Subscribes while a machine is in the room (it counts as seen then), then both leave. */
-  async function seenRoom(f: Fixture, svc: FakePushService) {
+  /** Subscribes while a machine is in the room (it counts as seen then); the phone leaves, and
+   * the machine too unless `stay`. */
+  async function seenRoom(f: Fixture, svc: FakePushService, stay = false) {
     const room = newRoom();
     const m = await f.client();
     await m.hello(room, 'machine');
@@ -159,8 +136,8 @@ describe('H2: a subscription lives only while a machine keeps coming to its room
     subscribe(p, room, svc, room);
     await settledQuietly(f, p, room);
     await p.close();
-    await m.close();
-    return room;
+    if (!stay) await m.close();
+    return { room, machine: m };
   }
   /** A phone refreshes the subscription (push-subscribe again) with no machine around. */
   async function refresh(f: Fixture, svc: FakePushService, room: string) {
@@ -177,7 +154,7 @@ describe('H2: a subscription lives only while a machine keeps coming to its room
 
   it('no machine joined for 60 days: the room loses it although phones refreshed it', async () => {
     const { f, svc } = await setup();
-    const room = await seenRoom(f, svc);
+    const { room } = await seenRoom(f, svc);
     await advance(f, 30 * DAY_MS);
     await refresh(f, svc, room);
     await advance(f, 29 * DAY_MS);
@@ -191,7 +168,7 @@ describe('H2: a subscription lives only while a machine keeps coming to its room
 
   it('a machine that joined on day 30 keeps it past day 60', async () => {
     const { f, svc } = await setup();
-    const room = await seenRoom(f, svc);
+    const { room } = await seenRoom(f, svc);
     await advance(f, 30 * DAY_MS);
     const m = await f.client();
     await m.hello(room, 'machine');
@@ -205,13 +182,7 @@ describe('H2: a subscription lives only while a machine keeps coming to its room
   it('a machine connected the whole time keeps it past day 60 (each sweep counts it as seen)', async () => {
     // Refreshes would not expire within the test: only the machine rule applies.
     const { f, svc } = await setup({ subscriptionTtlDays: 365 });
-    const room = newRoom();
-    const m = await f.client();
-    await m.hello(room, 'machine');
-    const p = await phoneFrom(f, freshIp(), room);
-    subscribe(p, room, svc, room);
-    await settledQuietly(f, p, room);
-    await p.close();
+    const { room, machine: m } = await seenRoom(f, svc, true);
     await advance(f, 61 * DAY_MS);
     m.send(pushMsg(room));
     expect((await svc.nextRequest()).path).toBe(`/push/${room}`);
