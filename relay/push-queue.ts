@@ -18,7 +18,9 @@ export type PushQueue = {
 
 export const START_PER_TURN = 1;
 
-export function makePushQueue(o: { maxActive: number; maxQueued: number }): PushQueue {
+export function makePushQueue(limits: { maxActive: number; maxQueued: number }): PushQueue {
+  // At least one in flight: with none, queued jobs would never run and idle() never resolve.
+  const o = { maxActive: Math.max(1, limits.maxActive), maxQueued: limits.maxQueued };
   // Jobs not started yet, including those that will start in the next turns because a slot is
   // free: at most maxActive + maxQueued (hundreds), so shift() on it is cheap.
   const waiting: PushJob[] = [];

@@ -82,7 +82,13 @@ export function makePushService(o: PushServiceOptions): PushService {
   const buckets = makePushBuckets(o);
   const inflight = new Set<Promise<void>>();
 
-  async function sendOne(room: string, s: StoredSubscription, payload: string, tag: string | null) {
+  async function sendOne(
+    auth: VapidAuth,
+    room: string,
+    s: StoredSubscription,
+    payload: string,
+    tag: string | null,
+  ) {
     const origin = endpointOrigin(s.endpoint);
     try {
       const details = webpush.generateRequestDetails(
@@ -92,7 +98,7 @@ export function makePushService(o: PushServiceOptions): PushService {
           TTL: o.ttlSec,
           urgency: 'high',
           ...(tag !== null && PUSH_TAG_PATTERN.test(tag) ? { topic: tag } : {}),
-          headers: { Authorization: (o.auth as VapidAuth).header(s.endpoint) },
+          headers: { Authorization: auth.header(s.endpoint) },
         },
       );
       const { statusCode } = await o.sender({
@@ -115,7 +121,13 @@ export function makePushService(o: PushServiceOptions): PushService {
     }
   }
 
-  async function deliver(room: string, payload: string, tag: string | null, reply: PushReply) {
+  async function deliver(
+    auth: VapidAuth,
+    room: string,
+    payload: string,
+    tag: string | null,
+    reply: PushReply,
+  ) {
     const subs = await o.store.list(room);
     if (subs.length === 0) return reply('push-no-subscribers', 'no push subscription in this room');
     const settle = makeTally(subs.length, reply, () =>
@@ -123,7 +135,9 @@ export function makePushService(o: PushServiceOptions): PushService {
     );
     let refused = 0;
     for (const s of subs) {
-      const admitted = o.queue.offer(async () => settle(await sendOne(room, s, payload, tag)));
+      const admitted = o.queue.offer(async () =>
+        settle(await sendOne(auth, room, s, payload, tag)),
+      );
       if (!admitted) refused++;
     }
     if (refused === 0) return;
@@ -137,7 +151,8 @@ export function makePushService(o: PushServiceOptions): PushService {
   return {
     onPushHint(room, ip, payload, tag, reply) {
       if (!o.decision.phonesAbsent(room)) return;
-      if (o.auth === null)
+      const auth = o.auth;
+      if (auth === null)
         return reply(
           'push-disabled',
           'Web Push is not configured on this relay (no VAPID subject)',
@@ -146,7 +161,7 @@ export function makePushService(o: PushServiceOptions): PushService {
         const refusal = buckets.take(room, ip);
         if (refusal !== null) return reply('limit', refusal);
       }
-      const p = deliver(room, payload, tag, reply).catch((e: unknown) => {
+      const p = deliver(auth, room, payload, tag, reply).catch((e: unknown) => {
         o.log.error(
           { room: room.slice(0, 8), error: (e as Error).message },
           'push delivery crashed',

@@ -20,9 +20,10 @@ import type { VapidKeys } from '../vapid.ts';
 const PREFIX = 'relay:';
 type Stored = StoredSubscription & { createdMs: number };
 
-// Deletes one entry and everything that counts it; the room leaves rooms-machine-seen with its
-// last entry, so that set never outgrows the stored rooms.
-const DELETE_ONE = `
+// del: deletes one entry and everything that counts it; the room leaves rooms-machine-seen with
+// its last entry, so that set never outgrows the stored rooms. seen: a machine is in the room now;
+// the first time, its entries leave subs-unseen.
+const HELPERS = `
 local function del(p, room, endpoint)
   local rk = p .. 'subs:' .. room
   local old = redis.call('HGET', rk, endpoint)
@@ -50,7 +51,7 @@ end
 `;
 
 // Atomic, so two replicas adding the last allowed entry at once cannot both pass a cap.
-const ADD_SCRIPT = `${DELETE_ONE}
+const ADD_SCRIPT = `${HELPERS}
 local p, room, endpoint, value, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local maxRoom, maxIp, maxTotal = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local ip, machine = ARGV[9], ARGV[10]
@@ -80,11 +81,11 @@ end
 return outcome
 `;
 
-const REMOVE_SCRIPT = `${DELETE_ONE}
+const REMOVE_SCRIPT = `${HELPERS}
 return del(ARGV[1], ARGV[2], ARGV[3])
 `;
 
-const SEEN_SCRIPT = `${DELETE_ONE}
+const SEEN_SCRIPT = `${HELPERS}
 local p, now = ARGV[1], ARGV[2]
 for i = 3, #ARGV do
   if redis.call('EXISTS', p .. 'subs:' .. ARGV[i]) == 1 then seen(p, ARGV[i], now) end
@@ -95,7 +96,7 @@ return 0
 // At most EXPIRE_BATCH of each kind per call, so one sweep never blocks Redis for long; the
 // rest goes at the next sweep.
 const EXPIRE_BATCH = 5_000;
-const EXPIRE_SCRIPT = `${DELETE_ONE}
+const EXPIRE_SCRIPT = `${HELPERS}
 local p, batch = ARGV[1], ARGV[5]
 local function members(key, before)
   return redis.call('ZRANGEBYSCORE', p .. key, '-inf', '(' .. before, 'LIMIT', 0, batch)
