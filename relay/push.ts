@@ -7,12 +7,15 @@
 import webpush from 'web-push';
 import { PUSH_TAG_PATTERN, type RelayErrorCode } from '../protocol/index.ts';
 import type { Logger } from 'pino';
+import type { RelaySettings } from './config.ts';
 import type { PushDecision } from './push-decision.ts';
-import type { PushQueue } from './push-queue.ts';
+import { makePushQueue, type PushQueue } from './push-queue.ts';
 import { PUSH_SEND_ERRORS, type PushSender } from './push-sender.ts';
 import { makePushBuckets } from './push-buckets.ts';
 import type { StoredSubscription, SubscriptionStore } from './subscriptions.ts';
-import type { VapidAuth } from './vapid-jwt.ts';
+import type { Timers } from './timers.ts';
+import type { VapidKeys } from './vapid.ts';
+import { makeVapidAuth, type VapidAuth } from './vapid-jwt.ts';
 
 export type PushReply = (
   code: Extract<RelayErrorCode, 'push-disabled' | 'push-no-subscribers' | 'push-failed' | 'limit'>,
@@ -176,4 +179,35 @@ export function makePushService(o: PushServiceOptions): PushService {
       await o.queue.idle();
     },
   };
+}
+
+/** The push service as the relay's settings configure it (server.ts). */
+export function makePushServiceFor(
+  s: RelaySettings,
+  parts: {
+    store: SubscriptionStore;
+    decision: PushDecision;
+    sender: PushSender;
+    vapid: VapidKeys;
+    timers: Timers;
+    log: Logger;
+  },
+): PushService {
+  const now = parts.timers.now;
+  return makePushService({
+    ...parts,
+    queue: makePushQueue({ maxActive: s.maxConcurrentPushes, maxQueued: s.maxQueuedPushes }),
+    auth:
+      s.vapidSubject === undefined
+        ? null
+        : makeVapidAuth({ vapid: parts.vapid, subject: s.vapidSubject, now }),
+    ttlSec: s.pushTtlSec,
+    deadlineMs: s.pushTimeoutMs,
+    rateLimits: s.rateLimits,
+    pushRatePerMin: s.pushRatePerMin,
+    pushBurst: s.pushBurst,
+    pushRatePerMinPerIp: s.pushRatePerMinPerIp,
+    pushBurstPerIp: s.pushBurstPerIp,
+    now,
+  });
 }

@@ -9,8 +9,7 @@ import { Connection } from './connection.ts';
 import type { Context } from './context.ts';
 import { ipKey } from './ip.ts';
 import { makeLocalPresence, type Presence } from './presence.ts';
-import { makePushService } from './push.ts';
-import { makePushQueue } from './push-queue.ts';
+import { makePushServiceFor } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
@@ -21,7 +20,6 @@ import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions
 import { realTimers, type Timers } from './timers.ts';
 import { makeTurn } from './turn.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
-import { makeVapidAuth } from './vapid-jwt.ts';
 
 const CLOSE_GOING_AWAY = 1001;
 
@@ -111,28 +109,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const sender =
     options.pushSender ??
     makeHttpPushSender({ deadlineMs: settings.pushTimeoutMs, unsafeOrigins, timers });
-  const push = makePushService({
-    rateLimits: settings.rateLimits,
-    pushRatePerMin: settings.pushRatePerMin,
-    pushBurst: settings.pushBurst,
-    pushRatePerMinPerIp: settings.pushRatePerMinPerIp,
-    pushBurstPerIp: settings.pushBurstPerIp,
-    store,
-    decision,
-    sender,
-    queue: makePushQueue({
-      maxActive: settings.maxConcurrentPushes,
-      maxQueued: settings.maxQueuedPushes,
-    }),
-    auth:
-      settings.vapidSubject === undefined
-        ? null
-        : makeVapidAuth({ vapid, subject: settings.vapidSubject, now: timers.now }),
-    ttlSec: settings.pushTtlSec,
-    deadlineMs: settings.pushTimeoutMs,
-    now: timers.now,
-    log,
-  });
+  const push = makePushServiceFor(settings, { store, decision, sender, vapid, timers, log });
   const conns = new Set<Connection>();
   const subscriptionLife = makeSubscriptionLife({
     store,
