@@ -1,9 +1,11 @@
 // The Web Push leg: when a machine's msg carries `push` and the room has no (D5-live) phone
 // socket, send the sealed payload — exactly as sealed, nothing added (D6) — to every stored
 // subscription of the room, and tell the machine what went wrong with the spec's error codes.
-// H1: a hint passes the room's and the machine IP's rate limits, then each of its requests takes
-// a slot of the relay-wide push queue (push-queue.ts) or is refused at once; the VAPID header is
-// reused per audience (vapid-jwt.ts); each request has a total deadline (push-sender.ts).
+// H1: a hint passes the room's and the machine IP's rate limits, waits its turn to have its
+// subscriptions listed (one hint per event-loop turn, so a read full of hints does not list them
+// all at once), then each of its requests takes a slot of the relay-wide push queue
+// (push-queue.ts) or is refused at once; the VAPID header is reused per audience
+// (vapid-jwt.ts); each request has a total deadline (push-sender.ts).
 import webpush from 'web-push';
 import { PUSH_TAG_PATTERN, type RelayErrorCode } from '../protocol/index.ts';
 import type { Logger } from 'pino';
@@ -26,6 +28,9 @@ export type PushServiceOptions = {
   store: SubscriptionStore;
   decision: PushDecision;
   sender: PushSender;
+  /** Hints waiting for their subscriptions to be listed (one per turn; bounded). */
+  hints: PushQueue;
+  /** Requests to push services (relay-wide cap in flight, bounded waiting). */
   queue: PushQueue;
   /** Null without a contact subject: push services refuse VAPID, so push is off (push-disabled). */
   auth: VapidAuth | null;
@@ -53,6 +58,7 @@ export type PushService = {
 /** Why one request failed, as the machine reads it: fixed words and numbers, never a message
  * from a socket or a push service (they may quote the endpoint). */
 export const QUEUE_FULL = 'relay push queue full';
+const HINTS_LISTING_AT_ONCE = 64;
 
 const endpointOrigin = (endpoint: string): string => {
   try {
@@ -83,7 +89,6 @@ function makeTally(total: number, reply: PushReply, sent: () => void) {
 
 export function makePushService(o: PushServiceOptions): PushService {
   const buckets = makePushBuckets(o);
-  const inflight = new Set<Promise<void>>();
 
   async function sendOne(
     auth: VapidAuth,
@@ -164,18 +169,21 @@ export function makePushService(o: PushServiceOptions): PushService {
         const refusal = buckets.take(room, ip);
         if (refusal !== null) return reply('limit', refusal);
       }
-      const p = deliver(auth, room, payload, tag, reply).catch((e: unknown) => {
-        o.log.error(
-          { room: room.slice(0, 8), error: (e as Error).message },
-          'push delivery crashed',
-        );
-      });
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
+      const taken = o.hints.offer(() =>
+        deliver(auth, room, payload, tag, reply).catch((e: unknown) => {
+          o.log.error(
+            { room: room.slice(0, 8), error: (e as Error).message },
+            'push delivery crashed',
+          );
+        }),
+      );
+      if (taken) return;
+      o.log.warn({ room: room.slice(0, 8) }, 'push queue full; hint refused');
+      reply('push-failed', `push failed (${QUEUE_FULL})`);
     },
     prune: () => buckets.prune(),
     async idle() {
-      while (inflight.size > 0) await Promise.all(inflight);
+      await o.hints.idle();
       await o.queue.idle();
     },
   };
@@ -196,6 +204,8 @@ export function makePushServiceFor(
   const now = parts.timers.now;
   return makePushService({
     ...parts,
+    // Listing is quick (SQLite) or one round trip (Redis): many may be under way at once.
+    hints: makePushQueue({ maxActive: HINTS_LISTING_AT_ONCE, maxQueued: s.maxQueuedPushes }),
     queue: makePushQueue({ maxActive: s.maxConcurrentPushes, maxQueued: s.maxQueuedPushes }),
     auth:
       s.vapidSubject === undefined

@@ -1,4 +1,5 @@
-// The relay as its own process (`tsx relay/main.ts …`, its own process group and data dir), for
+// The relay as its own process (`node --import tsx relay/main.ts …`: no wrapper process between,
+// so the exit code and signals are the relay's own; its own data dir), for
 // tests that measure it from outside: its event loop is then not shared with the test's clients
 // and fake services. stderr (the JSON log) is kept for a failing test to print.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 
+const STOP_GRACE_MS = 10_000;
 const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..');
 
 export type RelayProcess = {
@@ -14,16 +16,28 @@ export type RelayProcess = {
   port: number;
   child: ChildProcess;
   stderr(): string;
-  /** SIGTERM, wait for the exit; returns the exit code. Removes the data dir. */
+  /** SIGTERM, wait for the exit; returns the exit code (null when killed by a signal). Removes
+   * the data dir. */
   stop(): Promise<number | null>;
 };
 
 export async function startRelayProcess(args: string[]): Promise<RelayProcess> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-proc-'));
   const child = spawn(
-    path.join(root, 'node_modules', '.bin', 'tsx'),
-    ['relay/main.ts', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...args],
-    { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'relay/main.ts',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...args,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -45,9 +59,11 @@ export async function startRelayProcess(args: string[]): Promise<RelayProcess> {
     child,
     stderr: () => err,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null)
-        process.kill(-(child.pid as number), 'SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // A relay that does not finish its shutdown is killed, so no test can leave it behind.
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       const code = await exited;
+      clearTimeout(kill);
       fs.rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
