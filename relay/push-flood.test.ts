@@ -130,13 +130,24 @@ describe('H1: a push flood does not stall the relay', () => {
     const machine = await connectClient(r.url);
     clients.push(machine);
     for (const room of rooms) await machine.hello(room, 'machine');
+    // One push before the flood, as any running relay has sent: the flood is measured on a warm
+    // relay, not on its first-ever push (modules and code paths loading once, ~30 ms here).
+    const hint = (room: string) => {
+      const payload = crypto.randomBytes(180).toString('base64');
+      machine.send({ kind: 'msg', room, payload: 'bXNn', push: { payload, tag: 'approval' } });
+    };
+    hint(rooms[0] as string);
+    for (let i = 0; i < SUBSCRIPTIONS_PER_ROOM; i++) await fake.nextRequest();
+    await fake.drained();
+    const warm = fake.received();
+    const received = () => (fake?.received() ?? 0) - warm;
 
     // Every one of the 1,600 requests is either received by the service or refused (queue full).
     let refused = 0;
     const otherFailures: string[] = [];
     const answers = (async () => {
       const until = performance.now() + FLOOD_LIMIT_MS;
-      while (fake.received() + refused < HINTS * SUBSCRIPTIONS_PER_ROOM) {
+      while (received() + refused < HINTS * SUBSCRIPTIONS_PER_ROOM) {
         if (performance.now() > until || machine.ws.readyState !== machine.ws.OPEN) return;
         // Partly refused hints are answered when their last admitted request is: wait on.
         const f = await machine.nextFrame('error').catch(() => null);
@@ -151,23 +162,17 @@ describe('H1: a push flood does not stall the relay', () => {
     })();
     let flooded = false;
     const settled = () =>
-      flooded &&
-      fake?.inFlight() === 0 &&
-      fake.received() + refused >= HINTS * SUBSCRIPTIONS_PER_ROOM;
+      flooded && fake?.inFlight() === 0 && received() + refused >= HINTS * SUBSCRIPTIONS_PER_ROOM;
     const samples = sampleHealthz(r.port, settled);
     const legit = legitimateRoom(r.url);
-    for (let i = 0; i < HINTS; i++) {
-      const room = rooms[i % ROOMS] as string;
-      const payload = crypto.randomBytes(180).toString('base64');
-      machine.send({ kind: 'msg', room, payload: 'bXNn', push: { payload, tag: 'approval' } });
-    }
+    for (let i = 0; i < HINTS; i++) hint(rooms[i % ROOMS] as string);
     flooded = true;
     const [latencies, inOrder] = await Promise.all([samples, legit, answers]).then(
       ([l, o]) => [l, o] as const,
     );
 
     expect(otherFailures).toEqual([]);
-    expect(fake.received() + refused).toBe(HINTS * SUBSCRIPTIONS_PER_ROOM);
+    expect(received() + refused).toBe(HINTS * SUBSCRIPTIONS_PER_ROOM);
     expect(fake.maxInFlight()).toBeLessThanOrEqual(32); // --max-concurrent-pushes default
     expect(inOrder).toBe(true);
     const sorted = [...latencies].sort((a, b) => a - b);
