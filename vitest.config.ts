@@ -28,7 +28,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: '[redis]',
-          include: ['relay/{rules,limits,push,logs,http}.test.ts'],
+          include: ['relay/{rules,limits,push,logs,http,subscriptions,push-limits}.test.ts'],
           environment: 'node',
           globalSetup: ['relay/test-support/redis-global-setup.ts'],
         },

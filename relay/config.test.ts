@@ -24,6 +24,16 @@ describe('relay settings: flags win over RELAY_* variables, which win over defau
       maxBufferedBytes: 1_048_576,
       subscriptionTtlDays: 60,
       rateLimits: true,
+      // H1, H2
+      pushRatePerMinPerIp: 30,
+      pushBurstPerIp: 40,
+      maxSubscriptionsPerIp: 100,
+      maxSubscriptions: 50_000,
+      maxConcurrentPushes: 32,
+      maxQueuedPushes: 512,
+      pushTimeoutMs: 10_000,
+      subscriptionMachineDays: 60,
+      subscriptionGraceSec: 3_600,
     });
   });
   it('environment variables, then flags (both --x v and --x=v)', () => {

@@ -26,6 +26,14 @@ export type RelaySettings = {
   maxSubscriptionsPerRoom: number;
   pushRatePerMin: number;
   pushBurst: number;
+  pushRatePerMinPerIp: number;
+  pushBurstPerIp: number;
+  maxSubscriptionsPerIp: number;
+  maxSubscriptions: number;
+  maxConcurrentPushes: number;
+  maxQueuedPushes: number;
+  subscriptionMachineDays: number;
+  subscriptionGraceSec: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   maxBufferedBytes: number;
@@ -62,6 +70,14 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   maxSubscriptionsPerRoom: 10,
   pushRatePerMin: 10,
   pushBurst: 20,
+  pushRatePerMinPerIp: 30,
+  pushBurstPerIp: 40,
+  maxSubscriptionsPerIp: 100,
+  maxSubscriptions: 50_000,
+  maxConcurrentPushes: 32,
+  maxQueuedPushes: 512,
+  subscriptionMachineDays: 60,
+  subscriptionGraceSec: 3_600,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 15_000,
   maxBufferedBytes: 1_048_576,
@@ -216,6 +232,48 @@ export const SETTING_SPECS: readonly Spec[] = [
     help: 'push burst per room',
   },
   {
+    key: 'pushRatePerMinPerIp',
+    flag: 'push-rate-per-min-per-ip',
+    env: 'RELAY_PUSH_RATE_PER_MIN_PER_IP',
+    kind: 'int',
+    help: 'pushes per minute from one machine IP over all its rooms (H1; IPv6: per /64)',
+  },
+  {
+    key: 'pushBurstPerIp',
+    flag: 'push-burst-per-ip',
+    env: 'RELAY_PUSH_BURST_PER_IP',
+    kind: 'int',
+    help: 'push burst per machine IP (H1)',
+  },
+  {
+    key: 'maxSubscriptionsPerIp',
+    flag: 'max-subscriptions-per-ip',
+    env: 'RELAY_MAX_SUBSCRIPTIONS_PER_IP',
+    kind: 'int',
+    help: 'stored push subscriptions created from one IP over all rooms (H2; IPv6: per /64)',
+  },
+  {
+    key: 'maxSubscriptions',
+    flag: 'max-subscriptions',
+    env: 'RELAY_MAX_SUBSCRIPTIONS',
+    kind: 'int',
+    help: 'stored push subscriptions in total (H2)',
+  },
+  {
+    key: 'maxConcurrentPushes',
+    flag: 'max-concurrent-pushes',
+    env: 'RELAY_MAX_CONCURRENT_PUSHES',
+    kind: 'int',
+    help: 'push service requests in flight at once, over all rooms (H1)',
+  },
+  {
+    key: 'maxQueuedPushes',
+    flag: 'max-queued-pushes',
+    env: 'RELAY_MAX_QUEUED_PUSHES',
+    kind: 'int',
+    help: 'push service requests waiting for a slot; beyond, push-failed (H1)',
+  },
+  {
     key: 'headersTimeoutMs',
     flag: 'headers-timeout-ms',
     env: 'RELAY_HEADERS_TIMEOUT_MS',
@@ -248,7 +306,7 @@ export const SETTING_SPECS: readonly Spec[] = [
     flag: 'push-timeout-ms',
     env: 'RELAY_PUSH_TIMEOUT_MS',
     kind: 'int',
-    help: 'give up on one push service request after this',
+    help: 'total deadline of one push service request: connect, send and answer (H1)',
   },
   {
     key: 'subscriptionTtlDays',
@@ -256,6 +314,20 @@ export const SETTING_SPECS: readonly Spec[] = [
     env: 'RELAY_SUBSCRIPTION_TTL_DAYS',
     kind: 'int',
     help: 'drop subscriptions not refreshed for this long (D7)',
+  },
+  {
+    key: 'subscriptionMachineDays',
+    flag: 'subscription-machine-days',
+    env: 'RELAY_SUBSCRIPTION_MACHINE_DAYS',
+    kind: 'int',
+    help: "drop a room's subscriptions when no machine joined it for this long (H2)",
+  },
+  {
+    key: 'subscriptionGraceSec',
+    flag: 'subscription-grace-sec',
+    env: 'RELAY_SUBSCRIPTION_GRACE_SEC',
+    kind: 'int',
+    help: 'drop subscriptions of a room no machine ever joined after this (H2)',
   },
   {
     key: 'redis',

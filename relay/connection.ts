@@ -19,7 +19,7 @@ import { idWords, loadedIdEquals } from './control-scan.ts';
 import { take } from './rate-limit.ts';
 import { otherRole, type Peer } from './rooms.ts';
 import { ROOM_START, scanFast, scanMsgAfter } from './scan.ts';
-import { checkSubscription } from './push-endpoint.ts';
+import { subscribe } from './subscribe.ts';
 import type { TimerHandle } from './timers.ts';
 
 const CLOSE_POLICY = 1008;
@@ -242,6 +242,7 @@ export class Connection implements Peer {
       ctx.rooms.join(room, role, this);
       this.send(encodeFrame({ kind: 'hello-ok', peers: ctx.rooms.peers(room) }));
       ctx.presence.joined(room, role);
+      if (role === 'machine') ctx.subscriptionLife.machineJoined(room);
       ctx.log.debug({ room: room.slice(0, 8), role }, 'joined');
     });
   }
@@ -264,7 +265,7 @@ export class Connection implements Peer {
           : stripPush(data);
     this.ctx.rooms.broadcast(room, otherRole(role), out);
     if (push !== null) {
-      this.ctx.push.onPushHint(room, push.payload, push.tag ?? null, (code, message) =>
+      this.ctx.push.onPushHint(room, this.ipKey, push.payload, push.tag ?? null, (code, message) =>
         code === 'limit' ? this.limit(LIMITS.pushRate, message) : this.error(code, message),
       );
     }
@@ -288,7 +289,10 @@ export class Connection implements Peer {
         const room = f.room;
         const op =
           f.kind === 'push-subscribe'
-            ? () => this.subscribe(room, f.subscription)
+            ? () =>
+                subscribe(this.ctx, room, f.subscription, this.ipKey, (code, message, which) =>
+                  which ? this.limit(which, message) : this.error(code, message),
+                )
             : async () => void (await this.ctx.store.remove(room, f.endpoint));
         // In order per socket: an unsubscribe never overtakes the subscribe before it.
         this.subscriptionOps = this.subscriptionOps.then(op).catch((e: unknown) => {
@@ -300,26 +304,6 @@ export class Connection implements Peer {
         return;
       }
     }
-  }
-
-  private async subscribe(
-    room: string,
-    sub: Parameters<typeof checkSubscription>[0],
-  ): Promise<void> {
-    const ctx = this.ctx;
-    const checked = await checkSubscription(sub, ctx.unsafeOrigins, ctx.resolve);
-    if (!checked.ok) return this.error('bad-frame', `push-subscribe refused: ${checked.message}`);
-    const outcome = await ctx.store.add(
-      room,
-      checked.sub,
-      ctx.timers.now(),
-      ctx.settings.maxSubscriptionsPerRoom,
-    );
-    if (outcome === 'limit')
-      this.limit(
-        LIMITS.subscriptionsPerRoom,
-        `at most ${ctx.settings.maxSubscriptionsPerRoom} push subscriptions per room`,
-      );
   }
 
   /** Settles when every queued subscription operation of this socket is done. */

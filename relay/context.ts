@@ -7,6 +7,7 @@ import type { Presence } from './presence.ts';
 import type { PushService } from './push.ts';
 import type { Resolve } from './push-endpoint.ts';
 import type { Rooms } from './rooms.ts';
+import type { SubscriptionLife } from './subscription-life.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import type { Timers } from './timers.ts';
 import type { Turn } from './turn.ts';
@@ -19,6 +20,10 @@ export type Context = {
   presence: Presence;
   push: PushService;
   store: SubscriptionStore;
+  /** Machine joins keep a room's subscriptions alive (H2). */
+  subscriptionLife: SubscriptionLife;
+  /** The IP key as the subscription store keeps it (subscribe.ts makeIpTag). */
+  ipTag: (ip: string) => string;
   unsafeOrigins: ReadonlySet<string>;
   resolve: Resolve;
   /** The per-turn clock and write batching (turn.ts). */

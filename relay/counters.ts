@@ -15,6 +15,9 @@ export const LIMITS = {
   connectionsPerIp: 'connections-per-ip',
   connections: 'connections',
   subscriptionsPerRoom: 'subscriptions-per-room',
+  subscriptionsPerIp: 'subscriptions-per-ip',
+  subscriptions: 'subscriptions',
+  /** Per room or per machine IP (H1): the refusal's wording says which. */
   pushRate: 'push-rate',
   bufferedBytes: 'buffered-bytes',
   pingTimeout: 'ping-timeout',
@@ -45,7 +48,8 @@ export type RelayCounters = {
   pushesFailed: number;
   /** Removed because the push service answered 404/410 (D7). */
   subscriptionsGone: number;
-  /** Removed because no push-subscribe refreshed them within the TTL (D7). */
+  /** Removed by the sweep (D7, H2): not refreshed within the TTL, no machine joined the room for
+   * the machine window, or none ever did within the grace. */
   subscriptionsStale: number;
   /** Set by metrics.ts while /metrics is on: each push request's duration in seconds. */
   observePush: ((seconds: number) => void) | null;

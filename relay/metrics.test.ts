@@ -203,7 +203,8 @@ describe('P5: the operator’s view', () => {
       ...['bad-hello', 'bad-frame', 'too-large', 'push-disabled', 'push-no-subscribers'],
       ...['push-failed', 'limit', 'hello-deadline', 'msg-rate', 'rooms-per-socket'],
       ...['phones-per-room', 'machines-per-room', 'connections-per-ip', 'connections'],
-      ...['subscriptions-per-room', 'push-rate', 'buffered-bytes', 'ping-timeout'],
+      ...['subscriptions-per-room', 'subscriptions-per-ip', 'subscriptions', 'push-rate'],
+      ...['buffered-bytes', 'ping-timeout'],
     ]);
     for (const s of all.filter((x) => x.name.startsWith('dsh_relay_')))
       for (const [k, v] of Object.entries(s.labels))

@@ -137,7 +137,7 @@ export async function makeRelayMetrics(src: MetricsSource): Promise<RelayMetrics
   );
   countedBy(
     'push_subscriptions_expired_total',
-    'push subscriptions removed: "gone" (push service said 404/410), "stale" (not refreshed within the TTL)',
+    'push subscriptions removed: "gone" (push service said 404/410), "stale" (swept: not refreshed within the TTL, or no machine joined the room within its window)',
     'reason',
     () => ({ gone: c.subscriptionsGone, stale: c.subscriptionsStale }),
   );

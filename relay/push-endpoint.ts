@@ -4,44 +4,36 @@
 // --unsafe-allow-push-origin skip the endpoint checks (never the key checks).
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { fromBase64Url, type PushSubscriptionJson } from '../protocol/index.ts';
 import type { StoredSubscription } from './subscriptions.ts';
 
 export const MAX_ENDPOINT_BYTES = 1_024;
 
-const blocked = new net.BlockList();
-for (const [addr, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(addr, bits, 'ipv4');
-for (const [addr, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const)
-  blocked.addSubnet(addr, bits, 'ipv6');
+// H9: only global unicast. ipaddr.js (pinned) keeps the IANA special-purpose registries, and
+// an IPv6 address must also lie in 2000::/3, the only block IANA allocates for global unicast.
+// So everything below 2000:: is refused whatever its form — IPv4-compatible (::7f00:1),
+// discard-only (100::/64), NAT64 (64:ff9b::/96, 64:ff9b:1::/48), site-local (fec0::/10) — and
+// the tunnelled forms inside 2000::/3 (6to4 2002::/16, Teredo 2001::/32) are named ranges, so
+// they are refused too: they carry an inner IPv4 address (127.0.0.1, 10.0.0.1) that a
+// gateway may deliver to, and the relay cannot vouch for it.
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-/** Loopback, private, link-local, unique-local, multicast, reserved, mapped: not public. */
+/** Global unicast only: loopback, private, link-local, unique-local, multicast, reserved,
+ * mapped, translated and tunnelled addresses are not public. */
 export function isPublicAddress(address: string): boolean {
+  // net.isIP first: ipaddr.js also accepts IPv4 shorthands ("127.1", "0x7f.1") that no DNS
+  // answer or socket address takes.
   const family = net.isIP(address);
   if (family === 0) return false;
-  // IPv4-mapped IPv6 is refused outright: a BlockList /96 for it would also match every IPv4.
-  if (family === 6 && /^::ffff:/i.test(address)) return false;
-  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return false;
+  }
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
 
 export type Resolve = (host: string) => Promise<string[]>;

@@ -134,7 +134,7 @@ describe('Push delivery receipts to the machine', () => {
     expect(await machine.nextFrame('error')).toMatchObject({ code: 'push-no-subscribers' });
   });
 
-  it('push-failed carries the count; 429, 413 and 5xx keep the subscription (D7)', async () => {
+  it('push-failed carries the count and each reason; 429, 413 and 5xx keep the subscription (D7)', async () => {
     const { fx: f, fake: svc } = await setup();
     const { room, machine } = await subscribedRoom(f, [
       svc.endpoint('a'),
@@ -147,7 +147,7 @@ describe('Push delivery receipts to the machine', () => {
     expect(await machine.nextFrame('error')).toEqual({
       kind: 'error',
       code: 'push-failed',
-      message: 'push failed for 3 of 4 subscriptions',
+      message: 'push failed for 3 of 4 subscriptions (HTTP 413: 1, HTTP 429: 1, HTTP 500: 1)',
     });
     machine.send(pushMsg(room, sealed()));
     for (let i = 0; i < 4; i++) await svc.nextRequest();
@@ -162,7 +162,7 @@ describe('Push delivery receipts to the machine', () => {
     machine.send(pushMsg(room, sealed()));
     expect(await machine.nextFrame('error')).toMatchObject({
       code: 'push-failed',
-      message: 'push failed for 2 of 2 subscriptions',
+      message: 'push failed for 2 of 2 subscriptions (HTTP 404: 1, HTTP 410: 1)',
     });
     machine.send(pushMsg(room, sealed()));
     expect(await machine.nextFrame('error')).toMatchObject({ code: 'push-no-subscribers' });

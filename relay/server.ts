@@ -18,18 +18,19 @@ import {
 } from './counters.ts';
 import { ipKey } from './ip.ts';
 import { makeLocalPresence, type Presence } from './presence.ts';
-import { makePushService } from './push.ts';
+import { makePushServiceFor } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
 import { makeHttpPushSender, type PushSender } from './push-sender.ts';
 import { makeLocalRooms, type Rooms } from './rooms.ts';
+import { makeIpTag } from './subscribe.ts';
+import { makeSubscriptionLife } from './subscription-life.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { makeTurn } from './turn.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
 
 const CLOSE_GOING_AWAY = 1001;
-const DAY_MS = 86_400_000;
 
 export type RelayOptions = Partial<RelaySettings> & {
   timers?: Timers;
@@ -45,6 +46,9 @@ export type RelayOptions = Partial<RelaySettings> & {
   store?: SubscriptionStore;
   /** Where the relay counts for /metrics (P5); fresh by default. */
   counters?: RelayCounters;
+  /** With --redis: the subscription store's key prefix (default `relay:`), so tests sharing one
+   * Redis keep their stores apart. */
+  redisStorePrefix?: string;
 };
 
 export type RunningRelay = {
@@ -110,7 +114,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     options.store ??
     (shared === null || redis === null
       ? openSqliteSubscriptions(settings.dataDir)
-      : redis[1].makeRedisSubscriptions(shared.command));
+      : redis[1].makeRedisSubscriptions(shared.command, options.redisStorePrefix));
   const rooms = options.rooms ?? shared?.rooms ?? makeLocalRooms();
   const presence = options.presence ?? shared?.presence ?? makeLocalPresence(rooms);
   const decision =
@@ -119,21 +123,21 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       ? makeLocalPushDecision(rooms, timers.now, settings.pingIntervalMs)
       : shared.pushDecision(timers.now, settings.pingIntervalMs));
   const sender = countingPushSender(
-    options.pushSender ?? makeHttpPushSender({ timeoutMs: settings.pushTimeoutMs, unsafeOrigins }),
+    options.pushSender ??
+      makeHttpPushSender({ deadlineMs: settings.pushTimeoutMs, unsafeOrigins, timers }),
     counters,
   );
-  const push = makePushService({
+  const push = makePushServiceFor(settings, { store, decision, sender, vapid, timers, log });
+  const conns = new Set<Connection>();
+  const subscriptionLife = makeSubscriptionLife({
     store,
-    decision,
-    sender,
-    vapid,
-    subject: settings.vapidSubject,
-    ttlSec: settings.pushTtlSec,
-    rateLimits: settings.rateLimits,
-    pushRatePerMin: settings.pushRatePerMin,
-    pushBurst: settings.pushBurst,
-    now: timers.now,
+    settings,
+    timers,
     log,
+    expired: (n) => void (counters.subscriptionsStale += n),
+    *machineRooms() {
+      for (const c of conns) for (const j of c.joined ?? []) if (j.role === 'machine') yield j.room;
+    },
   });
 
   const ctx: Context = {
@@ -144,13 +148,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     presence,
     push,
     store,
+    subscriptionLife,
+    ipTag: makeIpTag(vapid.privateKey),
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
     turn: makeTurn(timers),
     counters,
   };
 
-  const conns = new Set<Connection>();
   const perIp = new Map<string, number>();
   const wss = new WebSocketServer({
     noServer: true,
@@ -261,17 +266,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     }
     push.prune();
   }, settings.pingIntervalMs);
-  const expire = async () => {
-    const n = await store.expire(timers.now() - settings.subscriptionTtlDays * DAY_MS);
-    counters.subscriptionsStale += n;
-    if (n > 0) log.info({ count: n }, 'expired stale push subscriptions');
-  };
-  const expireLogged = () =>
-    void expire().catch((e: unknown) =>
-      log.error({ error: (e as Error).message }, 'expiring subscriptions failed'),
-    );
-  await expire();
-  const expireTimer = timers.setInterval(expireLogged, DAY_MS);
+  await subscriptionLife.start();
 
   const metrics = settings.metrics
     ? await (
@@ -304,6 +299,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   const idle = async () => {
     await Promise.all([...conns].map((c) => c.settled()));
     await push.idle();
+    await subscriptionLife.idle();
   };
   return {
     url: `ws://${hostForUrl}:${port}${base.value === '/' ? '' : base.value}`,
@@ -317,7 +313,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       closed ??= (async () => {
         closing = true;
         timers.clearInterval(pingTimer);
-        timers.clearInterval(expireTimer);
+        subscriptionLife.stop();
         const serverClosed = new Promise<void>((r) => server.close(() => r()));
         const socketsClosed = [...conns].map(
           (c) =>

@@ -7,31 +7,113 @@ import type { AddressInfo } from 'node:net';
 
 export type PushRequestSeen = { path: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
+/** How the service answers: at once; after `ms`; not until release(); or never, writing its
+ * status line one byte every `everyMs` (a service that trickles to hold the sender). */
+export type FakePushMode =
+  | { kind: 'normal' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'hold' }
+  | { kind: 'trickle'; everyMs: number };
+
 export type FakePushService = {
   origin: string;
   endpoint(id: string): string;
   /** Status codes for the next requests, in order (default 201 once the list is empty). */
   respondWith(...statuses: number[]): void;
+  /** From the next request on (default normal). */
+  setMode(mode: FakePushMode): void;
+  /** Answers every held request and goes back to answering at once. */
+  release(): void;
+  /** Resolves once `n` requests are held (mode hold). */
+  held(n: number): Promise<void>;
+  /** Resolves once `n` bytes have been trickled in total (mode trickle). */
+  trickled(n: number): Promise<void>;
+  /** Resolves once no request is unanswered and open. */
+  drained(): Promise<void>;
+  /** Requests received and not yet answered, now and at most. */
+  inFlight(): number;
+  maxInFlight(): number;
   nextRequest(): Promise<PushRequestSeen>;
   received(): number;
   close(): Promise<void>;
 };
+
+const TRICKLED_STATUS = 'HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n';
 
 export async function startFakePushService(): Promise<FakePushService> {
   const statuses: number[] = [];
   const queue: PushRequestSeen[] = [];
   const waiters: ((r: PushRequestSeen) => void)[] = [];
   let count = 0;
+  let mode: FakePushMode = { kind: 'normal' };
+  let holding: (() => void)[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let trickledBytes = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const conditions: { test: () => boolean; resolve: () => void }[] = [];
+  const check = () => {
+    for (const c of [...conditions])
+      if (c.test()) {
+        conditions.splice(conditions.indexOf(c), 1);
+        c.resolve();
+      }
+  };
+  const when = (test: () => boolean) =>
+    new Promise<void>((resolve) => {
+      conditions.push({ test, resolve });
+      check();
+    });
+  const later = (fn: () => void, ms: number) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+    return t;
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       count++;
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
       const seen = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-      res.writeHead(statuses.shift() ?? 201).end();
+      const status = statuses.shift() ?? 201;
+      let answered = false;
+      const answer = () => {
+        if (answered) return;
+        answered = true;
+        inFlight--;
+        if (!res.destroyed) res.writeHead(status).end();
+      };
+      res.on('close', () => {
+        if (!answered) {
+          answered = true;
+          inFlight--;
+        }
+        check();
+      });
+      if (mode.kind === 'normal') answer();
+      else if (mode.kind === 'delay') later(answer, mode.ms);
+      else if (mode.kind === 'hold') holding.push(answer);
+      else {
+        const every = mode.everyMs;
+        let i = 0;
+        const drip = () => {
+          if (res.destroyed || i >= TRICKLED_STATUS.length) return;
+          req.socket.write(TRICKLED_STATUS[i++] as string);
+          trickledBytes++;
+          check();
+          later(drip, every);
+        };
+        drip();
+      }
       const w = waiters.shift();
       if (w) w(seen);
       else queue.push(seen);
+      check();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -40,6 +122,20 @@ export async function startFakePushService(): Promise<FakePushService> {
     origin,
     endpoint: (id) => `${origin}/push/${id}`,
     respondWith: (...s) => void statuses.push(...s),
+    setMode(m) {
+      mode = m;
+    },
+    release() {
+      mode = { kind: 'normal' };
+      const h = holding;
+      holding = [];
+      for (const answer of h) answer();
+    },
+    held: (n) => when(() => holding.length >= n),
+    trickled: (n) => when(() => trickledBytes >= n),
+    drained: () => when(() => inFlight === 0),
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
     nextRequest() {
       const r = queue.shift();
       if (r) return Promise.resolve(r);
@@ -52,7 +148,13 @@ export async function startFakePushService(): Promise<FakePushService> {
       });
     },
     received: () => count,
-    close: () => new Promise((r) => server.close(() => r())),
+    close() {
+      for (const t of timers) clearTimeout(t);
+      for (const answer of holding) answer();
+      holding = [];
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
   };
 }
 

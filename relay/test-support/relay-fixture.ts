@@ -34,7 +34,12 @@ export async function startFixture(options: RelayOptions = {}): Promise<Fixture>
     logDestination: logs,
     // The `[redis]` test project (or RELAY_TEST_REDIS=redis://… by hand): the same rule tests
     // against a replica sharing that Redis.
-    ...(redisUrl ? { redis: redisUrl } : {}),
+    // Each data dir keeps its own subscription keys, so one test's expiry sweep (its clock moved
+    // by days) never deletes another's entries in the shared Redis; a restart in the same dir
+    // finds its entries again.
+    ...(redisUrl
+      ? { redis: redisUrl, redisStorePrefix: `relay:t:${path.basename(dataDir)}:` }
+      : {}),
     ...options,
     dataDir,
   });
