@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { MachineMessage } from '../protocol/index.ts';
 import { makeUpdateScheduler } from './activity.ts';
@@ -6,16 +6,26 @@ import type { Core } from './core.ts';
 import { makeLocalToolHost } from './local-tool-host.ts';
 import { makePending } from './pending.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore } from './sessions.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeTestStore } from './test-support/store.ts';
 import { makeTurns } from './turns.ts';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push
 // hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
 function setup() {
   const timers = makeManualTimers(Date.now());
   const sent: MachineMessage[] = [];
-  const sessions = makeSessionStore();
+  const t = makeTestStore();
+  cleanups.push(() => t.cleanup());
+  const now = () => timers.now();
+  const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
   const pending = makePending({
     timers,
     events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
@@ -36,6 +46,7 @@ function setup() {
     turns: makeTurns(core),
     roots: [],
     allowFullAccess: false,
+    seen: makeSeenRequests(t.store, { now }),
     sendSnapshotAndRemind: () => {},
   });
   return { timers, sent, pending, actions };
