@@ -59,8 +59,8 @@ export async function runDispatch(
   let worktree: { path: string; branch: string } | undefined;
   if (m.worktree) {
     const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
-    const w = await addWorktree(cwd.cwd, shortId);
-    if (!w.ok) return refuse('worktree-failed', w.message);
+    const w = await addWorktree(cwd.cwd, shortId, deps.roots);
+    if (!w.ok) return refuse(w.reason, w.message);
     if (w.kind === 'not-a-git-repo') {
       note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
     } else {

@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PROMPT_CHARS, type MachineMessage } from '../protocol/index.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
-import { makeGitRepo } from './test-support/tmp.ts';
+import { makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
 
 const suite = relaySuite();
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 describe('dispatch.request → dispatch.result', () => {
   it('cwd guard: a cwd outside allowedRoots is refused visibly with cwd-not-allowed, never clamped', async () => {
@@ -147,6 +151,28 @@ describe('dispatch.request → dispatch.result', () => {
     await finalOf(phone, r.sessionId!);
     expect(readFileSync(path.join(session.cwd, 'made-here.txt'), 'utf8')).toBe('hello\n');
     expect(existsSync(path.join(repo, 'made-here.txt'))).toBe(false);
+  });
+
+  it('H4: worktree:true where the repository reaches outside the allowed root: refused with cwd-not-allowed, no session, no branch', async () => {
+    const t = makeTmpDir();
+    cleanups.push(t.cleanup);
+    const repo = path.join(t.dir, 'repo');
+    mkdirSync(path.join(repo, 'sub'), { recursive: true });
+    makeGitRepo(repo);
+    const w = await suite.world({ roots: [path.join(repo, 'sub')] });
+    const phone = await w.phone();
+    const r = await dispatch(phone, {
+      prompt: 'say: hi',
+      cwd: path.join(repo, 'sub'),
+      worktree: true,
+    });
+    expect(r).toMatchObject({ ok: false, reason: 'cwd-not-allowed' });
+    expect(r.error).toContain('outside the allowed root');
+    expect(w.machine.sessions()).toEqual([]);
+    expect(
+      execFileSync('git', ['branch', '--list', 'dispatch/*'], { cwd: repo, encoding: 'utf8' }),
+    ).toBe('');
+    expect(existsSync(path.join(repo, '.dsh-worktrees'))).toBe(false);
   });
 
   it('worktree:true outside a repository: runs without one, ok with a note and reason not-a-git-repo', async () => {
