@@ -34,7 +34,3 @@ export function terminalSafe(text: string, options: { multiline?: boolean } = {}
     ? stripped.replace(CONTROLS, REPLACEMENT)
     : stripped.replace(/[\n\t]/g, ' ').replace(CONTROLS_AND_BREAKS, REPLACEMENT);
 }
-
-/** True when `text` holds nothing a terminal would act on (tests, assertions). */
-export const isTerminalSafe = (text: string, multiline = true): boolean =>
-  terminalSafe(text, { multiline }) === text;
