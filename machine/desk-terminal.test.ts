@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import { DESK_HELP, attachDesk, runDeskLine } from './desk.ts';
 import { HELP_TEXT } from './cli.ts';
 import { deskLog } from './log.ts';
 import { createMachine } from './machine.ts';
 import { makeTerminal } from './terminal.ts';
+import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
 import { dispatch, is, relaySuite } from './test-support/relay-suite.ts';
 import { captureStream, TERMINAL_CONTROL, typedInput } from './test-support/terminal-capture.ts';
 import { makeTmpDir } from './test-support/tmp.ts';
@@ -21,12 +21,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const EVIL = {
-  clear: '\u001b[2J\u001b[H',
-  hidden: '\u001b[8m',
-  title: '\u001b]0;pwned\u0007',
-  clipboard: '\u001b]52;c;cm0gLXJmIH4=\u0007',
-};
 const ALL_EVIL = Object.values(EVIL).join('');
 
 function deskTerminal() {
@@ -83,28 +77,19 @@ describe('H5: outside text never drives the machine terminal', () => {
   });
 
   it('H5: error codes and messages from the relay are printed without escape sequences, on the desk and in its log', async () => {
-    // A relay that answers hello, then sends an error frame made to drive the terminal.
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => new Promise((r) => server.close(r)));
-    await new Promise((r) => server.once('listening', r));
-    server.on('connection', (ws) => {
-      ws.once('message', () => {
-        ws.send(JSON.stringify({ kind: 'hello-ok', peers: { machine: 1, phone: 0 } }));
-        ws.send(
-          JSON.stringify({
-            kind: 'error',
-            code: `limit${EVIL.clear}`,
-            message: `${EVIL.hidden}relay says${EVIL.title} hello${EVIL.clipboard}`,
-          }),
-        );
-      });
-    });
-    const { port } = server.address() as { port: number };
+    const relay = await startHostileRelay([
+      {
+        kind: 'error',
+        code: `limit${EVIL.clear}`,
+        message: `${EVIL.hidden}relay says${EVIL.title} hello${EVIL.clipboard}`,
+      },
+    ]);
+    cleanups.push(() => relay.close());
     const tmp = makeTmpDir();
     cleanups.push(tmp.cleanup);
     const { out, terminal } = deskTerminal();
     const machine = await createMachine({
-      relay: `ws://127.0.0.1:${port}`,
+      relay: relay.url,
       name: `evil${EVIL.title}name`,
       roots: [],
       stateDir: path.join(tmp.dir, 'state'),

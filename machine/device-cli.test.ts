@@ -1,14 +1,12 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCli } from './cli.ts';
 import { DEVICE_CREDENTIAL_FILE } from './device-link.ts';
 import { runPrintedCommand, serveDevice } from './test-support/executor-process.ts';
-import { startMachineProcess } from './test-support/machine-process.ts';
-import { startRelayProcess } from './test-support/relay-process.ts';
+import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
 import { dispatch, finalOf, is } from './test-support/relay-suite.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
 import { until } from './test-support/until.ts';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
@@ -25,7 +23,7 @@ function startMachine(args: string[]) {
 /** The enrollment command as printed, indented under the banner. */
 const ENROLL_LINE = /^ {2}(DSH_DEVICE_TOKEN=.* npm run device -- enroll .+)$/m;
 
-describe('npm run machine -- --device-lane-port (issue 6 §5)', () => {
+describe('npm run machine -- --device-lane-port: the machine hosts the device lane', () => {
   it('--device-lane-port must be a port: bad-device-lane-port', () => {
     for (const bad of ['x', '65536', '1.5', '80a']) {
       expect(parseCli(['--relay', 'ws://127.0.0.1:1', '--device-lane-port', bad])).toMatchObject({
@@ -40,13 +38,7 @@ describe('npm run machine -- --device-lane-port (issue 6 §5)', () => {
   });
 
   it('§5, H6: prints a working enrollment command with the secrets in the environment and the credential only as its owner-only file (reused, never printed); the enrolled executor runs the tools', async () => {
-    const tmp = makeTmpDir();
-    cleanups.push(tmp.cleanup);
-    const relay = await startRelayProcess({ dataDir: path.join(tmp.dir, 'relay') });
-    cleanups.push(() => relay.stop());
-    const root = path.join(tmp.dir, 'root');
-    mkdirSync(root);
-    const stateDir = path.join(tmp.dir, 'state');
+    const { tmp, relay, root, stateDir } = await relayAndFolders(cleanups);
     const args = ['--relay', relay.url, '--root', root, '--state-dir', stateDir];
     const m = startMachine([...args, '--device-lane-port', '0']);
     await until(

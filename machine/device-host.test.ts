@@ -15,7 +15,7 @@ import type { TestPhone } from './test-support/test-phone.ts';
 import { makeTmpDir } from './test-support/tmp.ts';
 import { until } from './test-support/until.ts';
 
-// Issue 6 §5: the mock machine hosts the device lane; while an enrolled executor (a real
+// The mock machine hosts the device lane; while an enrolled executor (a real
 // `npm run device` child) is connected, the scripted agent's tools run on it, otherwise here.
 // The executor is started with DEVICE_MARK in its environment and the test process has none,
 // so `echo [$DEVICE_MARK]` says which side ran the command.
@@ -81,7 +81,7 @@ const errorsFor = (phone: TestPhone, sessionId: string) =>
       m.type === 'error' && m.sessionId === sessionId,
   );
 
-describe('issue 6 §5: the mock machine runs its tools on an enrolled device', () => {
+describe('the mock machine runs its tools on an enrolled device', () => {
   it('§5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too', async () => {
     const d = await deviceWorld();
     await d.serve();

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import url from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import { shellQuote } from './device-link.ts';
-import { startMachineProcess } from './test-support/machine-process.ts';
-import { isGone, startRelayProcess } from './test-support/relay-process.ts';
+import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
+import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
+import { isGone } from './test-support/relay-process.ts';
 import { dispatch, is } from './test-support/relay-suite.ts';
 import { TERMINAL_CONTROL } from './test-support/terminal-capture.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
@@ -24,13 +24,7 @@ afterEach(async () => {
 
 describe('U5: the desk at a real terminal', () => {
   it('U5: at a terminal the desk is quiet (no relay or presence lines), a line printed mid-typing leaves the typed text whole, and Ctrl-C stops it', async () => {
-    const tmp = makeTmpDir();
-    cleanups.push(tmp.cleanup);
-    const relay = await startRelayProcess({ dataDir: path.join(tmp.dir, 'relay') });
-    cleanups.push(() => relay.stop());
-    const root = path.join(tmp.dir, 'root');
-    mkdirSync(root);
-    const stateDir = path.join(tmp.dir, 'state');
+    const { relay, root, stateDir } = await relayAndFolders(cleanups);
     const command = [process.execPath, '--import', 'tsx', 'machine/main.ts']
       .concat(['--relay', relay.url, '--root', root, '--state-dir', stateDir])
       .map(shellQuote)
@@ -84,31 +78,23 @@ describe('U5: the desk at a real terminal', () => {
 
 describe('H5: a hostile relay against the real process', () => {
   it('H5: error text from the relay reaches neither the log stream nor the desk raw; neither does a machine name', async () => {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => new Promise((r) => server.close(r)));
-    await new Promise((r) => server.once('listening', r));
-    server.on('connection', (ws) => {
-      ws.once('message', () => {
-        ws.send(JSON.stringify({ kind: 'hello-ok', peers: { machine: 1, phone: 0 } }));
-        ws.send(
-          JSON.stringify({
-            kind: 'error',
-            code: 'limit\u001b[2J\u001b[H',
-            message: '\u001b[8mhidden\u001b]0;title\u0007 and \u001b]52;c;cm0gLXJmIH4=\u0007copied',
-          }),
-        );
-      });
-    });
-    const { port } = server.address() as { port: number };
+    const relay = await startHostileRelay([
+      {
+        kind: 'error',
+        code: `limit${EVIL.clear}`,
+        message: `${EVIL.hidden}hidden${EVIL.title} and ${EVIL.clipboard}copied`,
+      },
+    ]);
+    cleanups.push(() => relay.close());
     const tmp = makeTmpDir();
     cleanups.push(tmp.cleanup);
     const m = startMachineProcess([
       '--relay',
-      `ws://127.0.0.1:${port}`,
+      relay.url,
       '--state-dir',
       path.join(tmp.dir, 'state'),
       '--name',
-      'desk\u001b]0;renamed\u0007top',
+      `desk${EVIL.title}top`,
     ]);
     cleanups.push(() => m.stop('SIGKILL'));
     await until(

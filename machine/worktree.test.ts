@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkCwd, isInside } from './cwd-guard.ts';
 import { addWorktree } from './worktree.ts';
-import { makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
+import { git, makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
 
 let cleanup: () => void = () => {};
 afterEach(() => cleanup());
@@ -48,18 +48,6 @@ describe('dispatch worktree:true', () => {
   });
 });
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
 const dispatchBranches = (repo: string) => git(repo, 'branch', '--list', 'dispatch/*').trim();
 const excludes = (repo: string) => {
   try {
@@ -69,15 +57,20 @@ const excludes = (repo: string) => {
   }
 };
 
+/** A fresh git repository with an (untracked) `sub` folder. */
+function repoWithSub() {
+  const t = makeTmpDir();
+  cleanup = t.cleanup;
+  const repo = path.join(t.dir, 'repo');
+  const sub = path.join(repo, 'sub');
+  mkdirSync(sub, { recursive: true });
+  makeGitRepo(repo);
+  return { dir: t.dir, repo, sub };
+}
+
 describe('H4: a worktree never lands outside the allowed root', () => {
   it('H4: a repository whose top folder lies outside the allowed root gets no worktree (cwd-not-allowed) and nothing is written', async () => {
-    const t = makeTmpDir();
-    cleanup = t.cleanup;
-    const repo = path.join(t.dir, 'repo');
-    mkdirSync(repo);
-    makeGitRepo(repo);
-    const sub = path.join(repo, 'sub');
-    mkdirSync(sub);
+    const { repo, sub } = repoWithSub();
     const before = excludes(repo);
     const r = await addWorktree(sub, 'outside1', [sub]);
     expect(r).toMatchObject({ ok: false, reason: 'cwd-not-allowed' });
@@ -89,20 +82,14 @@ describe('H4: a worktree never lands outside the allowed root', () => {
   });
 
   it('H4: a repository inside the allowed root gets its worktree inside that root, and the folder passes the cwd guard', async () => {
-    const t = makeTmpDir();
-    cleanup = t.cleanup;
-    const repo = path.join(t.dir, 'repo');
-    mkdirSync(repo);
-    makeGitRepo(repo);
-    const sub = path.join(repo, 'sub');
-    mkdirSync(sub);
-    const r = await addWorktree(sub, 'inside1', [t.dir]);
+    const { dir, repo, sub } = repoWithSub();
+    const r = await addWorktree(sub, 'inside1', [dir]);
     expect(r).toMatchObject({ ok: true, kind: 'worktree', branch: 'dispatch/inside1' });
     if (!r.ok || r.kind !== 'worktree') return;
     expect(r.worktreePath).toBe(path.join(repo, '.dsh-worktrees', 'inside1'));
     expect(r.cwd).toBe(path.join(r.worktreePath, 'sub'));
-    expect(isInside(r.cwd, t.dir)).toBe(true);
-    expect(await checkCwd(r.cwd, [t.dir])).toEqual({ ok: true, cwd: r.cwd });
+    expect(isInside(r.cwd, dir)).toBe(true);
+    expect(await checkCwd(r.cwd, [dir])).toEqual({ ok: true, cwd: r.cwd });
   });
 
   it('H4: a root that is a linked worktree of a repository elsewhere is refused too (its branches live outside the root)', async () => {

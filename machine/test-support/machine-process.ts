@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import url from 'node:url';
-import { isGone } from './relay-process.ts';
+import { isGone, startRelayProcess } from './relay-process.ts';
+import { makeTmpDir } from './tmp.ts';
 import { until } from './until.ts';
 
 // `npm run machine` as a real process: one node process (tsx as a loader, not its wrapper, so
@@ -46,4 +48,19 @@ export function startMachineProcess(args: string[], env: NodeJS.ProcessEnv = {})
       return code;
     },
   };
+}
+
+/**
+ * The folders and relay a process-level test needs: a fresh tmp folder, the real relay in it, an
+ * allowed root and a state dir (not made: the machine makes it 0700). Everything is undone by
+ * the `cleanups` the test runs after it.
+ */
+export async function relayAndFolders(cleanups: Array<() => Promise<unknown> | void>) {
+  const tmp = makeTmpDir();
+  cleanups.push(tmp.cleanup);
+  const relay = await startRelayProcess({ dataDir: path.join(tmp.dir, 'relay') });
+  cleanups.push(() => relay.stop());
+  const root = path.join(tmp.dir, 'root');
+  mkdirSync(root);
+  return { tmp, relay, root, stateDir: path.join(tmp.dir, 'state') };
 }

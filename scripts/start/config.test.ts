@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readStartConfig, StartConfigError } from './config.ts';
 
-describe('npm start settings (issue 9 §1: all state in .data/, ports overridable)', () => {
+describe('npm start settings: all state in .data/, ports overridable', () => {
   it('defaults: .data/ under the repository, relay 8787, app 4173, lane 8790, no public URLs', () => {
     expect(readStartConfig({}, '/repo')).toEqual({
       dataDir: '/repo/.data',

@@ -71,3 +71,14 @@ export function readStartConfig(env: NodeJS.ProcessEnv, repo: string): StartConf
     publicAppUrl: url(env, START_ENV.publicAppUrl, ['http:', 'https:'])?.replace(/\/+$/, ''),
   };
 }
+
+export type StartArgs = { verbose: boolean };
+
+/** `npm start -- --verbose`: also show the relay's, phones' and devices' comings and goings. */
+export function readStartArgs(argv: readonly string[]): StartArgs {
+  const unknown = argv.filter((a) => a !== '--verbose');
+  if (unknown.length > 0) {
+    throw new StartConfigError(`unknown argument ${unknown[0]} (npm start takes only --verbose)`);
+  }
+  return { verbose: argv.includes('--verbose') };
+}
