@@ -19,10 +19,10 @@ afterEach(() => {
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push
 // hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
-function setup() {
+function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
   const timers = makeManualTimers(Date.now());
   const sent: MachineMessage[] = [];
-  const t = makeTestStore();
+  const t = makeTestStore(o.maxPages !== undefined ? { maxPages: o.maxPages } : {});
   cleanups.push(() => t.cleanup());
   const now = () => timers.now();
   const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
@@ -46,10 +46,13 @@ function setup() {
     turns: makeTurns(core),
     roots: [],
     allowFullAccess: false,
-    seen: makeSeenRequests(t.store, { now }),
+    seen: makeSeenRequests(t.store, {
+      now,
+      ...(o.maxSeen !== undefined ? { max: o.maxSeen } : {}),
+    }),
     sendSnapshotAndRemind: () => {},
   });
-  return { timers, sent, pending, actions };
+  return { timers, sent, pending, actions, store: t.store };
 }
 
 describe('D11: every requestId seen within the window is remembered, not only the last 256', () => {
@@ -115,5 +118,48 @@ describe('D11: every requestId seen within the window is remembered, not only th
     });
     expect(sent.at(-1)).toBe(original);
     expect(pending.approval(b.approvalId)).toBeDefined();
+  });
+});
+
+describe('H3: an action whose requestId cannot be remembered is not run', () => {
+  const respond = (approvalId: string) => ({
+    v: 1 as const,
+    type: 'approval.respond' as const,
+    ts: Date.now(),
+    requestId: randomUUID(),
+    approvalId,
+    decision: 'allow' as const,
+  });
+
+  it('H3: the store refuses the write (full disk): the approval stays pending, the phone is told', async () => {
+    const { sent, pending, actions, store } = setup({ maxPages: 8 });
+    // Fill the store to the last byte, as a full disk would: big rows, then ever smaller ones.
+    const filler = store.db.prepare(
+      'INSERT INTO seen_requests (request_id, type, seen_at) VALUES (?, ?, ?)',
+    );
+    let n = 0;
+    for (const size of [200, 50, 10, 1]) {
+      for (let tries = 0; tries < 10_000; tries++) {
+        try {
+          filler.run(`${n++}`.padEnd(size, 'f'), 'x', Date.now());
+        } catch {
+          break;
+        }
+      }
+    }
+    const a = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle(respond(a.approvalId));
+    expect(sent.at(-1)).toMatchObject({ type: 'error', context: 'approval.respond' });
+    expect((sent.at(-1) as { message: string }).message).toContain('could not record it');
+    expect(pending.approval(a.approvalId)).toBeDefined();
+  });
+
+  it('H3: past MAX_SEEN_REQUESTS within the window a new action is refused, not run', async () => {
+    const { sent, pending, actions } = setup({ maxSeen: 2 });
+    for (let i = 0; i < 2; i++) await actions.handle(respond(randomUUID()));
+    const a = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle(respond(a.approvalId));
+    expect((sent.at(-1) as { message: string }).message).toContain('too many requests');
+    expect(pending.approval(a.approvalId)).toBeDefined();
   });
 });
