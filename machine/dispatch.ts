@@ -7,7 +7,7 @@ import {
   type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
-import { checkCwd } from './cwd-guard.ts';
+import { checkCwd, isInside } from './cwd-guard.ts';
 import type { Turns } from './turns.ts';
 import { addWorktree } from './worktree.ts';
 
@@ -68,9 +68,14 @@ export async function runDispatch(
       worktree = { path: w.worktreePath, branch: w.branch };
     }
   }
+  // The most specific allowed root holding the folder: what later per-root rules (E2) key on.
+  const root = deps.roots
+    .filter((r) => isInside(cwd.cwd, r))
+    .reduce((a, b) => (b.length > a.length ? b : a));
   const s = core.sessions.create({
     prompt: m.prompt,
     cwd: runIn,
+    root,
     dispatched: true,
     access,
     now: now(),
