@@ -73,18 +73,25 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
     procs.push(machine);
     stampLines(machine);
     const link = (await machine.waitForLine(/Pairing link: (\S+)/))[1]!;
-    const enroll = (await machine.waitForLine(/npm run device -- enroll (.+)$/))[1]!.split(' ');
+    // H6: the printed command carries the single-use token and reads the user credential from
+    // its owner-only file; both go to the executor in its environment, never as arguments.
+    const [, token, credentialFile, server, workspaceArg] = await machine.waitForLine(
+      /DSH_DEVICE_TOKEN=(\S+) DSH_DEVICE_USER_TOKEN="\$\(cat '([^']+)'\)" npm run device -- enroll --server (\S+) --workspace '([^']+)'$/,
+    );
     await machine.waitForLine(/Type "help" for desk commands/);
 
     // The device executor, enrolled with the printed command. DEVICE_MARK is in its environment
     // only (the machine was started without it), so `echo [$DEVICE_MARK]` says where it ran.
     const keyDir = path.join(dir.path, 'device-key');
-    const enrolling = startProcess('enroll', 'device/main.ts', [
+    const enrolling = startProcess(
       'enroll',
-      ...enroll,
-      '--key-dir',
-      keyDir,
-    ]);
+      'device/main.ts',
+      ['enroll', '--server', server!, '--workspace', workspaceArg!, '--key-dir', keyDir],
+      {
+        DSH_DEVICE_TOKEN: token!,
+        DSH_DEVICE_USER_TOKEN: readFileSync(credentialFile!, 'utf8').trim(),
+      },
+    );
     procs.push(enrolling);
     await enrolling.waitForLine(/Enrolled as dev_/);
     process.env.DEVICE_MARK = DEVICE_MARK;

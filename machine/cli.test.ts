@@ -32,6 +32,7 @@ describe('CLI', () => {
         appUrl: 'http://x:1',
         allowFullAccess: true,
         rePair: true,
+        verbose: false,
         pushAnswerWindowMs: 2500,
       },
     });
@@ -57,6 +58,9 @@ describe('CLI', () => {
       '--allow-full-access',
       '--re-pair',
       '--push-answer-window-ms',
+      '--device-lane-port',
+      '--device',
+      '--verbose',
       '--help',
     ]) {
       expect(HELP_TEXT).toContain(o);
@@ -72,6 +76,8 @@ describe('CLI', () => {
     [['--relay', 'ws://x', '--push-answer-window-ms', '0'], 'bad-push-answer-window'],
     [['--relay', 'ws://x', '--push-answer-window-ms', '1.5'], 'bad-push-answer-window'],
     [['--relay', 'ws://x', '--push-answer-window-ms', 'soon'], 'bad-push-answer-window'],
+    [['--relay', 'ws://x', '--device', 'dev_1'], 'bad-device'],
+    [['--relay', 'ws://x', '--device-lane-port', '0', '--device', 'a b'], 'bad-device'],
   ])('%j → %s', (argv, code) => {
     expect(parseCli(argv)).toMatchObject({ ok: false, code });
   });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
+import { DESK_HELP } from './desk.ts';
 import { PUSH_ANSWER_WINDOW_MS } from './push-receipts.ts';
 
 // `npm run machine -- …`: parsed at the edge into typed options or one clear error.
@@ -23,15 +24,15 @@ Options:
                          after a push hint, how long the relay's silence must last before the
                          phone is told "sent" (default: ${PUSH_ANSWER_WINDOW_MS}; keep it above
                          the relay's --push-timeout-ms)
-  --device-lane-port <n> host the device lane on 127.0.0.1:<n> (0: any free port); while an
-                         enrolled device is connected, tools run on it (see docs/device.md)
+  --device-lane-port <n> host the device lane on 127.0.0.1:<n> (0: any free port); while the
+                         chosen enrolled device is connected, tools run on it (see docs/device.md)
+  --device <id>          with several devices enrolled, the one tools run on (default: the one
+                         enrolled last)
+  --verbose              at an interactive terminal, also print the relay's, phones' and
+                         devices' comings and goings (a pipe or a file always gets every line)
   --help                 this text
 
-Desk commands (type while it runs):
-  list                               pending approvals and questions
-  allow <id> | deny <id>             answer an approval here (the phone's card closes: local)
-  answer <id> <option ids | text>    answer a question here; items separated by ';'
-  sessions                           the sessions this machine holds
+${DESK_HELP}
 `;
 
 export type CliOptions = {
@@ -46,6 +47,9 @@ export type CliOptions = {
   pushAnswerWindowMs?: number;
   /** `--device-lane-port`: absent when the machine hosts no device lane. */
   deviceLanePort?: number;
+  /** `--device`: the enrolled device tools run on; absent = the one enrolled last (H6). */
+  device?: string;
+  verbose: boolean;
 };
 
 export type CliResult =
@@ -59,6 +63,7 @@ export type CliResult =
         | 'bad-relay-url'
         | 'bad-app-url'
         | 'bad-device-lane-port'
+        | 'bad-device'
         | 'bad-push-answer-window';
       message: string;
     };
@@ -87,6 +92,8 @@ export function parseCli(argv: readonly string[]): CliResult {
         'allow-full-access': { type: 'boolean' },
         're-pair': { type: 'boolean' },
         'device-lane-port': { type: 'string' },
+        device: { type: 'string' },
+        verbose: { type: 'boolean' },
         'push-answer-window-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -121,6 +128,17 @@ export function parseCli(argv: readonly string[]): CliResult {
       message: `--device-lane-port must be a port number 0-65535: ${lanePort}`,
     };
   }
+  const device = values.device;
+  if (device !== undefined && (lanePort === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(device))) {
+    return {
+      ok: false,
+      code: 'bad-device',
+      message:
+        lanePort === undefined
+          ? '--device needs --device-lane-port (the machine hosts the lane its devices dial)'
+          : `--device must be a device id as enrolled (letters, digits, _ and -): ${device}`,
+    };
+  }
   const windowMs = values['push-answer-window-ms'];
   if (windowMs !== undefined && !(/^\d{1,7}$/.test(windowMs) && Number(windowMs) >= 1)) {
     return {
@@ -140,6 +158,8 @@ export function parseCli(argv: readonly string[]): CliResult {
       appUrl,
       allowFullAccess: values['allow-full-access'] ?? false,
       rePair: values['re-pair'] ?? false,
+      verbose: values.verbose ?? false,
+      ...(device !== undefined ? { device } : {}),
       ...(lanePort !== undefined ? { deviceLanePort: Number(lanePort) } : {}),
       ...(windowMs !== undefined ? { pushAnswerWindowMs: Number(windowMs) } : {}),
     },

@@ -1,13 +1,25 @@
-import { createInterface } from 'node:readline';
 import type { QuestionAnswer, QuestionItem } from '../protocol/index.ts';
 import type { MachineHandle } from './machine.ts';
+import type { Terminal } from './terminal.ts';
 
 // The desktop side: while the machine runs, the terminal shows approvals and questions as they
 // arrive and accepts `allow <id>`, `deny <id>`, `answer <id> <option ids or text>`. Answers made
-// here close the phone's card with `local`. Ids may be shortened to any unique prefix.
+// here close the phone's card with `local`. Ids may be shortened to any unique prefix. All it
+// prints goes through the terminal, which makes outside text safe (H5) and never breaks into the
+// line being typed (U5).
+
+/** What `help` prints (U5): the desk's own commands, not the command line's options. */
+export const DESK_HELP = `Desk commands:
+  list                               pending approvals and questions
+  allow <id> | deny <id>             answer an approval here (the phone's card closes: local)
+  answer <id> <option ids | text>    answer a question here; items separated by ';'
+  sessions                           the sessions this machine holds (live, or kept from before)
+  status                             the relay, phones, and what is pending
+  help                               this list
+Ids may be shortened to any unique prefix.`;
 
 export type DeskCommand =
-  | { kind: 'help' | 'list' | 'sessions' }
+  | { kind: 'help' | 'list' | 'sessions' | 'status' }
   | { kind: 'allow' | 'deny'; id: string }
   | { kind: 'answer'; id: string; text: string };
 
@@ -29,6 +41,7 @@ export function parseDeskLine(line: string): DeskParse | null {
     case 'help':
     case 'list':
     case 'sessions':
+    case 'status':
       return { ok: true, command: { kind: cmd } };
     case 'allow':
     case 'deny':
@@ -117,15 +130,30 @@ export function describePending(machine: MachineHandle): string[] {
   return lines.length > 0 ? lines : ['nothing pending'];
 }
 
+export function describeStatus(machine: MachineHandle): string[] {
+  const s = machine.status();
+  const relay = s.connected
+    ? 'connected'
+    : `not connected (${s.consecutiveFailures} failed attempts${s.errorState ? ', retrying every 60 s' : ''})`;
+  return [
+    `relay: ${relay}`,
+    `phone: ${s.phoneOnline ? 'online' : 'none online'}${s.rePairNeeded ? '  RE-PAIR NEEDED' : ''}`,
+    `pending: ${machine.pendingApprovals().length} approvals, ${machine.pendingQuestions().length} questions`,
+    `sessions: ${machine.sessions().filter((x) => x.live).length} live, ${machine.sessions().length} kept`,
+  ];
+}
+
 /** Runs one typed line; returns what to print. */
-export function runDeskLine(machine: MachineHandle, line: string, helpText: string): string[] {
+export function runDeskLine(machine: MachineHandle, line: string): string[] {
   const parsed = parseDeskLine(line);
   if (parsed === null) return [];
   if (!parsed.ok) return [parsed.message];
   const c = parsed.command;
   switch (c.kind) {
     case 'help':
-      return [helpText];
+      return [DESK_HELP];
+    case 'status':
+      return describeStatus(machine);
     case 'list':
       return describePending(machine);
     case 'sessions': {
@@ -169,12 +197,11 @@ export function runDeskLine(machine: MachineHandle, line: string, helpText: stri
 /** Wires the desk to a terminal: arrivals are printed, typed lines are run. */
 export function attachDesk(
   machine: MachineHandle,
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  helpText: string,
+  terminal: Terminal,
+  o: { verbose: boolean },
 ): () => void {
   const print = (lines: string[]) => {
-    for (const l of lines) output.write(l + '\n');
+    for (const l of lines) terminal.print(l);
   };
   const off = machine.on({
     approvalOpened: (a) =>
@@ -205,15 +232,16 @@ export function attachDesk(
           ? `  push: ${code}${message ? ` (${message})` : ''}`
           : `!! relay error ${code}: ${message}`,
       ]),
-    // Failures are printed above as they come; the relay never confirms a success.
+    // Failures are printed above as they come; the relay never confirms a success, and a push
+    // that went out is not news unless asked for.
     pushReceipt: (r) => {
-      if (r.outcome === 'sent') print(['  push: sent (the relay reported no failure)']);
+      if (r.outcome === 'sent' && o.verbose)
+        print(['  push: sent (the relay reported no failure)']);
     },
   });
-  const rl = createInterface({ input, terminal: false });
-  rl.on('line', (line) => print(runDeskLine(machine, line, helpText)));
+  terminal.start((line) => print(runDeskLine(machine, line)));
   return () => {
     off();
-    rl.close();
+    terminal.close();
   };
 }

@@ -6,7 +6,7 @@ import { startDeviceLink, type DeviceLink } from './device-link.ts';
 import { captureLog, type CapturedLog } from './log.ts';
 import {
   serveDevice,
-  runDeviceCommand,
+  runPrintedCommand,
   type ServingExecutor,
 } from './test-support/executor-process.ts';
 import { isGone } from './test-support/relay-process.ts';
@@ -15,7 +15,7 @@ import type { TestPhone } from './test-support/test-phone.ts';
 import { makeTmpDir } from './test-support/tmp.ts';
 import { until } from './test-support/until.ts';
 
-// Issue 6 §5: the mock machine hosts the device lane; while an enrolled executor (a real
+// The mock machine hosts the device lane; while an enrolled executor (a real
 // `npm run device` child) is connected, the scripted agent's tools run on it, otherwise here.
 // The executor is started with DEVICE_MARK in its environment and the test process has none,
 // so `echo [$DEVICE_MARK]` says which side ran the command.
@@ -42,9 +42,7 @@ async function deviceWorld(lane: Parameters<typeof startDeviceLink>[0]['lane'] =
   cleanups.push(() => link.close());
   const keyDir = path.join(w.dir, 'device-key');
   // The printed command, run as printed (plus a key folder of the test's own).
-  const command = link.enrollCommand(w.root);
-  const args = command.replace(/^npm run device -- /, '').split(' ');
-  const enrolled = await runDeviceCommand([...args, '--key-dir', keyDir]);
+  const enrolled = await runPrintedCommand(link.enrollCommand(w.root), ['--key-dir', keyDir]);
   expect(enrolled.code, enrolled.err).toBe(0);
   let executor: ServingExecutor | undefined;
   const online = () => link.lane.devices().some((d) => d.online);
@@ -83,7 +81,7 @@ const errorsFor = (phone: TestPhone, sessionId: string) =>
       m.type === 'error' && m.sessionId === sessionId,
   );
 
-describe('issue 6 §5: the mock machine runs its tools on an enrolled device', () => {
+describe('the mock machine runs its tools on an enrolled device', () => {
   it('§5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too', async () => {
     const d = await deviceWorld();
     await d.serve();
@@ -136,7 +134,7 @@ describe('issue 6 §5: the mock machine runs its tools on an enrolled device', (
     expect(d.link.lane.auditEvents().some((e) => e.event === 'output_overflow')).toBe(false);
   }, 60_000);
 
-  it('§5: the printed command enrolls even when the credential and token begin with "-" (passed as --flag=value)', async () => {
+  it('§5, H6: the printed command enrolls even when the credential begins with "-" (the secrets travel in the environment)', async () => {
     const tmp = makeTmpDir();
     cleanups.push(async () => tmp.cleanup());
     const stateDir = path.join(tmp.dir, 'state');
@@ -148,9 +146,10 @@ describe('issue 6 §5: the mock machine runs its tools on an enrolled device', (
     const link = await startDeviceLink({ stateDir, port: 0, roots: [tmp.dir], log: captureLog() });
     cleanups.push(() => link.close());
     expect(link.credential.startsWith('-')).toBe(true);
-    const command = link.enrollCommand(tmp.dir);
-    const args = command.replace(/^npm run device -- /, '').split(' ');
-    const r = await runDeviceCommand([...args, '--key-dir', path.join(tmp.dir, 'key')]);
+    const r = await runPrintedCommand(link.enrollCommand(tmp.dir), [
+      '--key-dir',
+      path.join(tmp.dir, 'key'),
+    ]);
     expect(r.code, r.err).toBe(0);
   }, 30_000);
 
@@ -219,4 +218,55 @@ describe('issue 6 §5: the mock machine runs its tools on an enrolled device', (
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ context: 'tool' });
   }, 60_000);
+
+  it('H6: with two devices enrolled and online, tools run on the one enrolled last, never the first online; --device picks the other; an unknown one stops the start', async () => {
+    const ref: { link?: DeviceLink } = {};
+    const w = await suite.world({ toolHost: () => ref.link!.provider() });
+    const stateDir = path.join(w.dir, 'lane-state');
+    const start = async (port: number, device?: string) => {
+      const link = await startDeviceLink({
+        stateDir,
+        port,
+        roots: w.machine.allowedRoots,
+        log: captureLog(),
+        ...(device !== undefined ? { device } : {}),
+      });
+      cleanups.push(() => link.close());
+      ref.link = link;
+      return link;
+    };
+    const first = await start(0);
+    const keys = [path.join(w.dir, 'key-a'), path.join(w.dir, 'key-b')];
+    for (const keyDir of keys) {
+      const r = await runPrintedCommand(first.enrollCommand(w.root), ['--key-dir', keyDir]);
+      expect(r.code, r.err).toBe(0);
+    }
+    const [a, b] = first.lane.devices().map((d) => d.deviceId);
+    // A comes online first: "the first online" would be A.
+    const serveA = serveDevice(keys[0]!, { DEVICE_MARK: 'A' });
+    cleanups.push(() => serveA.stop('SIGKILL'));
+    await until(() => first.lane.devices()[0]!.online, 'A online', 20_000);
+    const serveB = serveDevice(keys[1]!, { DEVICE_MARK: 'B' });
+    cleanups.push(() => serveB.stop('SIGKILL'));
+    await until(() => first.lane.devices().every((d) => d.online), 'both online', 20_000);
+    expect(first.chosen()).toEqual({ deviceId: b, online: true, why: 'last-enrolled' });
+    const phone = await w.phone();
+    const ran = async () => {
+      const from = phone.messages.length;
+      const r = await dispatch(phone, { prompt: 'run: echo [$DEVICE_MARK]' });
+      await approveNext(phone, from);
+      return (await finalOf(phone, r.sessionId!)).summary;
+    };
+    expect(await ran()).toContain('(exit 0): [B]');
+
+    // `--device <A>`: the same lane (port and registry) started again with the choice.
+    const port = Number(new URL(first.lane.url).port);
+    await first.close();
+    const chosen = await start(port, a);
+    await until(() => chosen.chosen()?.online === true, 'A back online', 30_000);
+    expect(chosen.chosen()).toEqual({ deviceId: a, online: true, why: 'chosen' });
+    expect(await ran()).toContain('(exit 0): [A]');
+    await chosen.close();
+    await expect(start(port, 'dev_nobody')).rejects.toMatchObject({ code: 'device-unknown' });
+  }, 90_000);
 });

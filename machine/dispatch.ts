@@ -7,7 +7,7 @@ import {
   type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
-import { checkCwd } from './cwd-guard.ts';
+import { checkCwd, isInside } from './cwd-guard.ts';
 import type { Turns } from './turns.ts';
 import { addWorktree } from './worktree.ts';
 
@@ -59,8 +59,8 @@ export async function runDispatch(
   let worktree: { path: string; branch: string } | undefined;
   if (m.worktree) {
     const shortId = m.requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12) || String(now());
-    const w = await addWorktree(cwd.cwd, shortId);
-    if (!w.ok) return refuse('worktree-failed', w.message);
+    const w = await addWorktree(cwd.cwd, shortId, deps.roots);
+    if (!w.ok) return refuse(w.reason, w.message);
     if (w.kind === 'not-a-git-repo') {
       note = { note: 'ran without worktree: not a git repo', reason: 'not-a-git-repo' };
     } else {
@@ -68,9 +68,14 @@ export async function runDispatch(
       worktree = { path: w.worktreePath, branch: w.branch };
     }
   }
+  // The most specific allowed root holding the folder: what later per-root rules (E2) key on.
+  const root = deps.roots
+    .filter((r) => isInside(cwd.cwd, r))
+    .reduce((a, b) => (b.length > a.length ? b : a));
   const s = core.sessions.create({
     prompt: m.prompt,
     cwd: runIn,
+    root,
     dispatched: true,
     access,
     now: now(),

@@ -1,13 +1,32 @@
+import { terminalSafe } from './terminal-text.ts';
+
 // What the machine tells its operator. Lines carry ids and codes, never secrets, payloads,
 // prompts or command output (the pairing code is shown once by main.ts, on purpose, not here).
 export const LOG_LEVELS = { info: 'info', warn: 'warn', error: 'error' } as const;
 export type LogLevel = (typeof LOG_LEVELS)[keyof typeof LOG_LEVELS];
 export type Log = (level: LogLevel, code: string, message: string) => void;
 
+const formatLine = (level: LogLevel, code: string, message: string) =>
+  `${new Date().toISOString()} ${level.padEnd(5)} ${code}: ${message}`;
+
+/** The log stream for programs (a pipe, a file): every line, to stderr, made terminal-safe. */
 export const consoleLog: Log = (level, code, message) => {
-  const line = `${new Date().toISOString()} ${level.padEnd(5)} ${code}: ${message}\n`;
-  process.stderr.write(line);
+  process.stderr.write(terminalSafe(formatLine(level, code, message)) + '\n');
 };
+
+/**
+ * U5: what a person at the desk sees. Quiet unless `verbose`: errors, and warnings other than
+ * the relay's and the phones' comings and goings (the desk's `status` answers those); no info.
+ */
+export function deskLog(print: (line: string) => void, o: { verbose: boolean }): Log {
+  return (level, code, message) => {
+    if (!o.verbose) {
+      if (level === 'info') return;
+      if (level === 'warn' && /^(relay|phone|device)-/.test(code)) return;
+    }
+    print(formatLine(level, code, message));
+  };
+}
 
 export type CapturedLog = Log & {
   lines: Array<{ level: LogLevel; code: string; message: string }>;

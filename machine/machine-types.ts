@@ -37,6 +37,8 @@ export type MachineOptions = {
   questionTimeoutMs?: number;
   /** How long a silent relay must stay silent after a push hint before the receipt is `sent`. */
   pushAnswerWindowMs?: number;
+  /** Tests: caps the store at this many pages, so a write fails as it would on a full disk. */
+  storeMaxPages?: number;
   /** Sees every frame the machine sends, with the message inside (tests, the desk). */
   onSend?: (message: MachineMessage, push: CompactPushFields | undefined, frame: string) => void;
 };
@@ -74,6 +76,8 @@ export type MachineHandle = {
     codeFile: string;
     created: boolean;
   };
+  /** E1: this process's `machine.status.instance`. */
+  readonly instance: string;
   readonly allowedRoots: readonly string[];
   status(): MachineStatusView;
   sessions(): Session[];

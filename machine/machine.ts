@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ACTIVITY_COALESCE_MS,
   clampText,
@@ -24,15 +25,18 @@ import {
   type MachineHandle,
   type MachineOptions,
 } from './machine-types.ts';
-import { checkAnswers, makePending } from './pending.ts';
+import { checkAnswers, makePending, type OpenQuestion } from './pending.ts';
 import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
 import { makePhoneActions } from './phone-actions.ts';
 import { pushFor } from './push-hints.ts';
 import { makePushReceipts } from './push-receipts.ts';
 import { makeRelayLink } from './relay-link.ts';
+import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
 import { snapshotMessages } from './snapshot.ts';
 import { loadOrCreateSecret, writePairingCode } from './state-dir.ts';
+import { openStore } from './store.ts';
+import { makeTranscripts } from './transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './tool-host.ts';
 import { makeTurns } from './turns.ts';
@@ -49,6 +53,8 @@ export type {
 export const PLUGIN_VERSION = 'mock-machine/0.1.0';
 /** Frames kept while the relay is away (sent after hello-ok); state is re-sent anyway. */
 export const MAX_OUTBOX_FRAMES = 200;
+/** On shutdown, how long running turns get to stop their tools and write their last state. */
+export const SHUTDOWN_GRACE_MS = 5000;
 
 export async function createMachine(options: MachineOptions): Promise<MachineHandle> {
   const log = options.log ?? consoleLog;
@@ -91,7 +97,19 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     roots: allowedRoots.length > 0 ? allowedRoots : [],
   });
   const hostProvider: ToolHostProvider = options.toolHost ?? (() => localHost);
-  const sessions = makeSessionStore();
+  // U5/H3: sessions, transcripts and seen requestIds live in the state dir's store.
+  const store = openStore(options.stateDir, {
+    log,
+    ...(options.storeMaxPages !== undefined ? { maxPages: options.storeMaxPages } : {}),
+  });
+  const sessions = makeSessionStore({
+    store,
+    transcripts: makeTranscripts(store),
+    now: () => timers.now(),
+  });
+  const seen = makeSeenRequests(store, { now: () => timers.now() });
+  /** E1: a new id for every process start, so a phone can tell a restart from a reconnect. */
+  const instance = randomUUID();
 
   // send() reports every push hint that leaves to it; a change goes to an online phone at once.
   const receipts = makePushReceipts({
@@ -130,6 +148,17 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     }
   }
 
+  const questionRequest = (q: OpenQuestion): MachineMessage => ({
+    v: 1,
+    type: 'question.request',
+    ts: timers.now(),
+    questionId: q.questionId,
+    sessionId: q.sessionId,
+    items: [...q.items],
+    createdAt: q.createdAt,
+    expiresAt: q.expiresAt,
+  });
+
   const pending = makePending({
     timers,
     ...(options.approvalTimeoutMs !== undefined
@@ -157,15 +186,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         fire('approvalClosed', a, o.resolution);
       },
       questionOpened(q) {
-        send({
-          v: 1,
-          type: 'question.request',
-          ts: timers.now(),
-          questionId: q.questionId,
-          sessionId: q.sessionId,
-          items: [...q.items],
-          createdAt: q.createdAt,
-        });
+        send(questionRequest(q));
         fire('questionOpened', q);
       },
       questionClosed(q, resolution) {
@@ -187,8 +208,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     timers,
     emit: (id) => {
       const s = sessions.get(id);
-      if (s !== undefined)
-        send({ v: 1, type: 'session.update', ts: timers.now(), session: toWireSession(s) });
+      if (s === undefined) return;
+      // What the phone is told is what a restart finds.
+      sessions.save(s);
+      send({ v: 1, type: 'session.update', ts: timers.now(), session: toWireSession(s) });
     },
   });
 
@@ -214,12 +237,19 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         phones: false,
       },
       ...(pushReceipt ? { pushReceipt } : {}),
+      instance,
     };
   };
 
   function sendSnapshotAndRemind(): void {
+    // E1: the ids pending right now; the phone closes every other card of this machine.
+    const open = {
+      approvals: pending.openApprovals().map((a) => a.approvalId),
+      questions: pending.openQuestions().map((q) => q.questionId),
+    };
     for (const m of snapshotMessages(
       sessions.list().map(toWireSession),
+      open,
       timers.now(),
       (m) => sealer.frame(m) !== null,
     ))
@@ -227,17 +257,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     // D8: re-remind every open approval and question; the phone dedupes by id.
     for (const a of pending.openApprovals())
       send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });
-    for (const q of pending.openQuestions()) {
-      send({
-        v: 1,
-        type: 'question.request',
-        ts: timers.now(),
-        questionId: q.questionId,
-        sessionId: q.sessionId,
-        items: [...q.items],
-        createdAt: q.createdAt,
-      });
-    }
+    for (const q of pending.openQuestions()) send(questionRequest(q));
   }
 
   const actions = makePhoneActions({
@@ -245,6 +265,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     turns,
     roots: allowedRoots,
     allowFullAccess: options.allowFullAccess ?? false,
+    seen,
     sendSnapshotAndRemind,
   });
 
@@ -359,6 +380,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
 
   const handle: MachineHandle = {
     pairing: { code, link, roomId, codeFile, created },
+    instance,
     allowedRoots,
     status() {
       const r = relay.state();
@@ -446,11 +468,15 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       closing = true;
       if (statusTimer) timers.clearTimeout(statusTimer);
       receipts.close();
-      scheduler.close();
-      for (const s of sessions.list()) s.turn?.abort();
+      // Turns stop first (their asks close, their tools' process groups end) and write their
+      // last state; only then does the store close.
+      const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
       pending.close();
+      await stopped;
+      scheduler.close();
       await relay.close();
       await localHost.close();
+      store.close();
       listeners.clear();
     },
   };

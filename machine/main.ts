@@ -1,10 +1,13 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
 import { HELP_TEXT, parseCli } from './cli.ts';
 import { attachDesk } from './desk.ts';
+import { startLaneForCli } from './device-cli.ts';
+import { consoleLog, deskLog } from './log.ts';
 import { createMachine, MachineStartError } from './machine.ts';
 import { StateError } from './state-dir.ts';
+import { makeTerminal } from './terminal.ts';
+import { terminalSafe } from './terminal-text.ts';
 import { terminalQr, wantsColour } from './terminal-qr.ts';
-import { startLaneForCli } from './device-cli.ts';
 
 const parsed = parseCli(process.argv.slice(2));
 if (!parsed.ok) {
@@ -17,10 +20,25 @@ if (parsed.help) {
 }
 const o = parsed.options;
 
+// A person at a terminal gets the desk's prompt and a quiet log (U5); a pipe or a file (npm
+// start, tests, a service manager) gets every log line on stderr, as a log stream should.
+const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+let stop: (signal: string) => void = () => process.exit(130);
+const terminal = makeTerminal({
+  input: process.stdin,
+  output: process.stdout,
+  errors: process.stderr,
+  interactive,
+  onInterrupt: () => stop('SIGINT'),
+});
+const log = interactive
+  ? deskLog((line) => terminal.print(line, true), { verbose: o.verbose })
+  : consoleLog;
+
 let machine;
 let lane;
 try {
-  lane = o.deviceLanePort === undefined ? null : await startLaneForCli(o, o.deviceLanePort);
+  lane = o.deviceLanePort === undefined ? null : await startLaneForCli(o, o.deviceLanePort, log);
   machine = await createMachine({
     relay: o.relay,
     name: o.name,
@@ -29,12 +47,14 @@ try {
     appUrl: o.appUrl,
     allowFullAccess: o.allowFullAccess,
     rePair: o.rePair,
+    log,
     ...(o.pushAnswerWindowMs !== undefined ? { pushAnswerWindowMs: o.pushAnswerWindowMs } : {}),
     ...(lane !== null ? { toolHost: lane.link.provider } : {}),
   });
 } catch (e) {
   if (e instanceof MachineStartError || e instanceof StateError) {
     process.stderr.write(`machine: ${e.message} [${e.code}]\n`);
+    await lane?.link.close();
     process.exit(2);
   }
   throw e;
@@ -47,26 +67,28 @@ const qr = await terminalQr(
   wantsColour(process.env, process.stdout.isTTY === true),
 );
 const out = process.stdout;
-out.write(`\nPair a phone with machine "${o.name}" — scan this code in the app:\n\n${qr}\n`);
-out.write(`Pairing code: ${machine.pairing.code}\n`);
-out.write(`Pairing link: ${machine.pairing.link}\n`);
-out.write(`(also in ${machine.pairing.codeFile})\n\n`);
 out.write(
-  machine.allowedRoots.length > 0
-    ? `Phones may dispatch into: ${machine.allowedRoots.join(', ')}${o.allowFullAccess ? ' (full access allowed)' : ''}\n`
-    : 'Dispatch is off: no --root given.\n',
+  `\nPair a phone with machine "${terminalSafe(o.name)}" — scan this code in the app:\n\n${qr}\n`,
 );
-if (lane !== null) out.write(lane.banner());
-out.write('Type "help" for desk commands.\n\n');
+terminal.print(`Pairing code: ${machine.pairing.code}`);
+terminal.print(`Pairing link: ${machine.pairing.link}`);
+terminal.print(`(also in ${machine.pairing.codeFile})\n`);
+terminal.print(
+  machine.allowedRoots.length > 0
+    ? `Phones may dispatch into: ${machine.allowedRoots.join(', ')}${o.allowFullAccess ? ' (full access allowed)' : ''}`
+    : 'Dispatch is off: no --root given.',
+);
+if (lane !== null) terminal.print(lane.banner());
+terminal.print('Type "help" for desk commands.\n');
 
-const detach = attachDesk(machine, process.stdin, out, HELP_TEXT);
+const detach = attachDesk(machine, terminal, { verbose: o.verbose || !interactive });
 
 let stopping = false;
-const stop = (signal: string) => {
+stop = (signal: string) => {
   if (stopping) return; // a group signal plus a wrapper's forward can arrive twice
   stopping = true;
-  process.stderr.write(`machine: ${signal}, shutting down\n`);
   detach();
+  process.stderr.write(`machine: ${signal}, shutting down\n`);
   machine
     .close()
     .then(() => lane?.link.close())

@@ -21,12 +21,15 @@ export type OpenApproval = {
   readonly title: string;
   readonly detail: string;
   readonly createdAt: number;
+  /** E1: when the timeout will close it as `expired` (unix ms); the phone shows the time left. */
+  readonly expiresAt: number;
 };
 export type OpenQuestion = {
   readonly questionId: string;
   readonly sessionId: string;
   readonly items: readonly QuestionItem[];
   readonly createdAt: number;
+  readonly expiresAt: number;
 };
 
 /** How an approval ended; `local` carries the desk's decision. */
@@ -85,18 +88,21 @@ export function makePending(options: {
       title: string,
       detail: string,
     ): { approval: OpenApproval; outcome: Promise<ApprovalOutcome> } {
+      const timeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+      const createdAt = timers.now();
       const approval: OpenApproval = {
         approvalId: randomUUID(),
         sessionId,
         title,
         detail,
-        createdAt: timers.now(),
+        createdAt,
+        expiresAt: createdAt + timeoutMs,
       };
       let settle!: (o: ApprovalOutcome) => void;
       const outcome = new Promise<ApprovalOutcome>((r) => (settle = r));
       const timer = timers.setTimeout(
         () => closeApproval(approval.approvalId, { resolution: 'expired', allowed: false }),
-        options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        timeoutMs,
       );
       approvals.set(approval.approvalId, { open: approval, settle, timer });
       events.approvalOpened(approval);
@@ -106,17 +112,20 @@ export function makePending(options: {
       sessionId: string,
       items: QuestionItem[],
     ): { question: OpenQuestion; outcome: Promise<QuestionOutcome> } {
+      const timeoutMs = options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS;
+      const createdAt = timers.now();
       const question: OpenQuestion = {
         questionId: randomUUID(),
         sessionId,
         items,
-        createdAt: timers.now(),
+        createdAt,
+        expiresAt: createdAt + timeoutMs,
       };
       let settle!: (o: QuestionOutcome) => void;
       const outcome = new Promise<QuestionOutcome>((r) => (settle = r));
       const timer = timers.setTimeout(
         () => closeQuestion(question.questionId, { resolution: 'expired' }),
-        options.questionTimeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS,
+        timeoutMs,
       );
       questions.set(question.questionId, { open: question, settle, timer });
       events.questionOpened(question);
@@ -145,9 +154,10 @@ export function makePending(options: {
     question: (id: string): OpenQuestion | undefined => questions.get(id)?.open,
     openApprovals: (): OpenApproval[] => [...approvals.values()].map((a) => a.open),
     openQuestions: (): OpenQuestion[] => [...questions.values()].map((q) => q.open),
+    /** Shutdown: nothing was decided, so approvals close as `superseded`, questions `cancelled`. */
     close(): void {
       for (const id of [...approvals.keys()])
-        closeApproval(id, { resolution: 'expired', allowed: false });
+        closeApproval(id, { resolution: 'superseded', allowed: false });
       for (const id of [...questions.keys()]) closeQuestion(id, { resolution: 'cancelled' });
     },
   };

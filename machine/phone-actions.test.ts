@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { MachineMessage } from '../protocol/index.ts';
 import { makeUpdateScheduler } from './activity.ts';
@@ -6,16 +6,26 @@ import type { Core } from './core.ts';
 import { makeLocalToolHost } from './local-tool-host.ts';
 import { makePending } from './pending.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore } from './sessions.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeTestStore } from './test-support/store.ts';
 import { makeTurns } from './turns.ts';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push
 // hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
-function setup() {
+function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
   const timers = makeManualTimers(Date.now());
   const sent: MachineMessage[] = [];
-  const sessions = makeSessionStore();
+  const t = makeTestStore(o.maxPages !== undefined ? { maxPages: o.maxPages } : {});
+  cleanups.push(() => t.cleanup());
+  const now = () => timers.now();
+  const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
   const pending = makePending({
     timers,
     events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
@@ -36,9 +46,13 @@ function setup() {
     turns: makeTurns(core),
     roots: [],
     allowFullAccess: false,
+    seen: makeSeenRequests(t.store, {
+      now,
+      ...(o.maxSeen !== undefined ? { max: o.maxSeen } : {}),
+    }),
     sendSnapshotAndRemind: () => {},
   });
-  return { timers, sent, pending, actions };
+  return { timers, sent, pending, actions, store: t.store };
 }
 
 describe('D11: every requestId seen within the window is remembered, not only the last 256', () => {
@@ -104,5 +118,48 @@ describe('D11: every requestId seen within the window is remembered, not only th
     });
     expect(sent.at(-1)).toBe(original);
     expect(pending.approval(b.approvalId)).toBeDefined();
+  });
+});
+
+describe('H3: an action whose requestId cannot be remembered is not run', () => {
+  const respond = (approvalId: string) => ({
+    v: 1 as const,
+    type: 'approval.respond' as const,
+    ts: Date.now(),
+    requestId: randomUUID(),
+    approvalId,
+    decision: 'allow' as const,
+  });
+
+  it('H3: the store refuses the write (full disk): the approval stays pending, the phone is told', async () => {
+    const { sent, pending, actions, store } = setup({ maxPages: 8 });
+    // Fill the store to the last byte, as a full disk would: big rows, then ever smaller ones.
+    const filler = store.db.prepare(
+      'INSERT INTO seen_requests (request_id, type, seen_at) VALUES (?, ?, ?)',
+    );
+    let n = 0;
+    for (const size of [200, 50, 10, 1]) {
+      for (let tries = 0; tries < 10_000; tries++) {
+        try {
+          filler.run(`${n++}`.padEnd(size, 'f'), 'x', Date.now());
+        } catch {
+          break;
+        }
+      }
+    }
+    const a = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle(respond(a.approvalId));
+    expect(sent.at(-1)).toMatchObject({ type: 'error', context: 'approval.respond' });
+    expect((sent.at(-1) as { message: string }).message).toContain('could not record it');
+    expect(pending.approval(a.approvalId)).toBeDefined();
+  });
+
+  it('H3: past MAX_SEEN_REQUESTS within the window a new action is refused, not run', async () => {
+    const { sent, pending, actions } = setup({ maxSeen: 2 });
+    for (let i = 0; i < 2; i++) await actions.handle(respond(randomUUID()));
+    const a = pending.openApproval('s', 't', 'd').approval;
+    await actions.handle(respond(a.approvalId));
+    expect((sent.at(-1) as { message: string }).message).toContain('too many requests');
+    expect(pending.approval(a.approvalId)).toBeDefined();
   });
 });

@@ -10,18 +10,22 @@ import {
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
 import { checkAnswers } from './pending.ts';
+import type { SeenRequests } from './seen-requests.ts';
 import type { Turns } from './turns.ts';
 import { runDispatch } from './dispatch.ts';
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
-// idempotency cache when seen before: the original result is replayed, nothing runs twice.
+// idempotency cache when seen before: the original result is replayed, nothing runs twice. An id
+// this process no longer holds a result for — evicted, or seen before a restart (H3: the store
+// remembers every id for twice the D11 window) — is refused, never run again.
 
 export type PhoneActionsDeps = {
   core: Core;
   turns: Turns;
   roots: readonly string[];
   allowFullAccess: boolean;
+  seen: SeenRequests;
   /** session.snapshot, then re-remind every open approval and question (D8). */
   sendSnapshotAndRemind(): void;
 };
@@ -43,6 +47,28 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
   const { core, turns } = deps;
   const now = () => core.timers.now();
   const cache = makeIdempotencyCache<MachineMessage[]>({ now });
+
+  /** A refused action: a dispatch gets its dispatch.result (the phone waits for it), others an error. */
+  const refusal = (
+    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
+    text: string,
+    reason?: ReasonCode,
+  ): MachineMessage =>
+    m.type === 'dispatch.request'
+      ? {
+          v: 1,
+          type: 'dispatch.result',
+          ts: now(),
+          requestId: m.requestId,
+          ok: false,
+          error: text,
+          ...(reason ? { reason } : {}),
+        }
+      : errorMsg(text, {
+          context: m.type,
+          ...(reason ? { reason } : {}),
+          ...('sessionId' in m ? { sessionId: m.sessionId } : {}),
+        });
 
   const errorMsg = (
     message: string,
@@ -208,23 +234,12 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
           'stale-request',
           `${m.type} ${m.requestId.slice(0, 8)} refused: ts is ${Math.round((m.ts - now()) / 1000)} s from our clock`,
         );
-        const text = 'request refused: its time is more than 5 minutes from the machine clock';
         core.send(
-          m.type === 'dispatch.request'
-            ? {
-                v: 1,
-                type: 'dispatch.result',
-                ts: now(),
-                requestId: m.requestId,
-                ok: false,
-                error: text,
-                reason: 'stale-request',
-              }
-            : errorMsg(text, {
-                context: m.type,
-                reason: 'stale-request',
-                ...('sessionId' in m ? { sessionId: m.sessionId } : {}),
-              }),
+          refusal(
+            m,
+            'request refused: its time is more than 5 minutes from the machine clock',
+            'stale-request',
+          ),
         );
         return;
       }
@@ -242,15 +257,31 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
         for (const r of replay) core.send(r);
         return;
       }
-      if (cache.has(m.requestId)) {
+      if (cache.has(m.requestId) || deps.seen.seen(m.requestId)) {
+        core.log(
+          'warn',
+          'replayed-request',
+          `${m.type} ${m.requestId.slice(0, 8)} refused: already handled, result no longer held`,
+        );
         core.send(
-          errorMsg('duplicate request: it was already handled and its result is no longer held', {
-            context: m.type,
-          }),
+          refusal(m, 'duplicate request: it was already handled and its result is no longer held'),
         );
         return;
       }
-      // Remember before acting, so a duplicate arriving mid-dispatch is not run twice.
+      // Remember before acting (in the store too), so neither a duplicate arriving mid-dispatch
+      // nor a replay after a restart runs it twice. What cannot be remembered is not run.
+      const recorded = deps.seen.remember(m.requestId, m.type);
+      if (recorded !== 'recorded') {
+        core.send(
+          refusal(
+            m,
+            recorded === 'full'
+              ? 'request refused: too many requests in the last 10 minutes'
+              : 'request refused: the machine could not record it, so a replay could not be told apart',
+          ),
+        );
+        return;
+      }
       const results: MachineMessage[] = [];
       cache.remember(m.requestId, results);
       const out = act(m);

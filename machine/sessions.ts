@@ -1,23 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ACCESS_LEVELS,
   clampText,
+  isMember,
   MAX_TITLE_CHARS,
+  SESSION_STATES,
   type AccessLevel,
   type Session,
   type SessionState,
 } from '../protocol/index.ts';
 import { EMPTY_TRAIL, trailForWire, type StepTrail } from './steps.ts';
-import { makeTranscriptStore, type TranscriptStore } from './transcript.ts';
+import type { Store } from './store.ts';
+import type { TranscriptStore, Transcripts } from './transcript.ts';
 
-// The sessions this machine holds. `live` = the machine still holds it (session.message lands);
-// `access:'full'` is a permanent audit mark set at dispatch and never cleared.
+// The sessions this machine holds, kept in the store so they outlive the process (U5): after a
+// restart each one is listed again with its last state, not live (nothing holds it any more, so
+// session.message gets no-remote-followup), and its transcript reads as before. `access:'full'`
+// is a permanent audit mark set at dispatch and never cleared.
+
+export const MAX_KEPT_SESSIONS = 100;
+export const SESSION_RETENTION_MS = 30 * 24 * 60 * 60_000;
+/** Said in the transcript of a session whose turn the machine's stop cut short. */
+export const INTERRUPTED_NOTE =
+  'The machine stopped before this turn finished; nothing more of it ran.';
 
 export type SessionRecord = {
   readonly sessionId: string;
   title: string;
   readonly cwd: string;
+  /** The allowed root the session's folder was checked against (absent: a local session). */
+  readonly root?: string;
   state: SessionState;
   lastActivity: number;
+  readonly createdAt: number;
   readonly dispatched: boolean;
   readonly access: AccessLevel;
   live: boolean;
@@ -50,38 +65,162 @@ export function toWireSession(s: SessionRecord): Session {
   return wire;
 }
 
+type Row = {
+  session_id: string;
+  title: string;
+  cwd: string;
+  root: string | null;
+  state: string;
+  last_activity: number;
+  created_at: number;
+  dispatched: number;
+  access: string;
+  steps: string;
+  worktree_path: string | null;
+  worktree_branch: string | null;
+};
+
+function parseTrail(json: string): StepTrail {
+  try {
+    const t = JSON.parse(json) as StepTrail;
+    return Array.isArray(t.entries) ? t : EMPTY_TRAIL;
+  } catch {
+    return EMPTY_TRAIL;
+  }
+}
+
 export type SessionStore = ReturnType<typeof makeSessionStore>;
 
-export function makeSessionStore() {
+export function makeSessionStore(o: {
+  store: Store;
+  transcripts: Transcripts;
+  now: () => number;
+  maxSessions?: number;
+  retentionMs?: number;
+}) {
+  const db = o.store.db;
+  const maxSessions = o.maxSessions ?? MAX_KEPT_SESSIONS;
+  const retentionMs = o.retentionMs ?? SESSION_RETENTION_MS;
+  const q = {
+    upsert: db.prepare(
+      `INSERT INTO sessions (session_id, title, cwd, root, state, last_activity, created_at,
+         dispatched, access, steps, worktree_path, worktree_branch)
+       VALUES (@session_id, @title, @cwd, @root, @state, @last_activity, @created_at,
+         @dispatched, @access, @steps, @worktree_path, @worktree_branch)
+       ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, state = excluded.state,
+         last_activity = excluded.last_activity, steps = excluded.steps`,
+    ),
+    all: db.prepare<[], Row>('SELECT * FROM sessions'),
+    remove: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
+    removeTranscript: db.prepare('DELETE FROM transcript WHERE session_id = ?'),
+  };
   const sessions = new Map<string, SessionRecord>();
+
+  const save = (s: SessionRecord): boolean =>
+    o.store.write(`session ${s.sessionId.slice(0, 8)}`, () => {
+      q.upsert.run({
+        session_id: s.sessionId,
+        title: s.title,
+        cwd: s.cwd,
+        root: s.root ?? null,
+        state: s.state,
+        last_activity: s.lastActivity,
+        created_at: s.createdAt,
+        dispatched: s.dispatched ? 1 : 0,
+        access: s.access,
+        steps: JSON.stringify(s.trail),
+        worktree_path: s.worktree?.path ?? null,
+        worktree_branch: s.worktree?.branch ?? null,
+      });
+    });
+
+  // Restore: nothing is live after a restart. A turn the stop cut short ends as an error, said
+  // in its transcript, so no card or chip shows a session as running when nothing runs it.
+  for (const r of q.all.all()) {
+    const record: SessionRecord = {
+      sessionId: r.session_id,
+      title: r.title,
+      cwd: r.cwd,
+      ...(r.root !== null ? { root: r.root } : {}),
+      state: isMember(SESSION_STATES, r.state) ? r.state : 'error',
+      lastActivity: r.last_activity,
+      createdAt: r.created_at,
+      dispatched: r.dispatched === 1,
+      access: isMember(ACCESS_LEVELS, r.access) ? r.access : 'full',
+      live: false,
+      activity: undefined,
+      trail: parseTrail(r.steps),
+      transcript: o.transcripts.forSession(r.session_id),
+      turn: null,
+      queued: [],
+      ...(r.worktree_path !== null && r.worktree_branch !== null
+        ? { worktree: { path: r.worktree_path, branch: r.worktree_branch } }
+        : {}),
+    };
+    if (record.state === 'running' || record.state === 'awaiting_approval') {
+      record.state = 'error';
+      record.transcript.append('assistant', INTERRUPTED_NOTE, o.now());
+      save(record);
+    }
+    sessions.set(record.sessionId, record);
+  }
+
+  /** Drops sessions past the retention or the count, oldest first; never a running one. */
+  function prune(keep?: string): void {
+    const idle = [...sessions.values()]
+      .filter((s) => s.turn === null && s.sessionId !== keep)
+      .sort((a, b) => a.lastActivity - b.lastActivity);
+    let excess = sessions.size - maxSessions;
+    const cutoff = o.now() - retentionMs;
+    for (const s of idle) {
+      if (excess <= 0 && s.lastActivity >= cutoff) break;
+      const removed = o.store.write(`forget session ${s.sessionId.slice(0, 8)}`, () => {
+        q.removeTranscript.run(s.sessionId);
+        q.remove.run(s.sessionId);
+      });
+      if (!removed) return;
+      sessions.delete(s.sessionId);
+      excess -= 1;
+    }
+  }
+  prune();
+
   return {
     create(fields: {
       prompt: string;
       cwd: string;
+      root?: string;
       dispatched: boolean;
       access: AccessLevel;
       now: number;
       worktree?: { path: string; branch: string };
     }): SessionRecord {
+      const sessionId = randomUUID();
       const record: SessionRecord = {
-        sessionId: randomUUID(),
+        sessionId,
         title: titleFrom(fields.prompt),
         cwd: fields.cwd,
+        ...(fields.root !== undefined ? { root: fields.root } : {}),
         state: 'idle',
         lastActivity: fields.now,
+        createdAt: fields.now,
         dispatched: fields.dispatched,
         access: fields.access,
         live: true,
         activity: undefined,
         trail: EMPTY_TRAIL,
-        transcript: makeTranscriptStore(),
+        transcript: o.transcripts.forSession(sessionId),
         turn: null,
         queued: [],
         ...(fields.worktree !== undefined ? { worktree: fields.worktree } : {}),
       };
-      sessions.set(record.sessionId, record);
+      sessions.set(sessionId, record);
+      save(record);
+      prune(sessionId);
       return record;
     },
+    /** Writes the session's current state (called on every change the phone is told about). */
+    save,
     get: (id: string) => sessions.get(id),
     /** Newest activity first. */
     list: (): SessionRecord[] =>

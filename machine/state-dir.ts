@@ -26,6 +26,8 @@ export const STATE_ERRORS = {
   'state-dir-unusable': 'state-dir-unusable',
   'secret-corrupt': 'secret-corrupt',
   'write-failed': 'write-failed',
+  'store-corrupt': 'store-corrupt',
+  'store-too-new': 'store-too-new',
 } as const;
 export type StateErrorCode = keyof typeof STATE_ERRORS;
 export class StateError extends Error {
@@ -59,7 +61,7 @@ export function writePrivateFile(file: string, content: string): void {
   }
 }
 
-function ensurePrivateDir(dir: string): void {
+export function ensurePrivateDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);

@@ -41,3 +41,30 @@ export function trailForWire(trail: StepTrail): {
   );
   return trail.droppedCalls > 0 ? { steps, stepCount: trail.totalCalls } : { steps };
 }
+
+/**
+ * U5: a tool the human did not allow (or never answered) did not run, and the trail says so: the
+ * newest call of `tool` becomes `<tool> (<why>)`, e.g. `write (denied)`, merged with an equal
+ * neighbour like any repeat.
+ */
+export function markLastRefused(
+  trail: StepTrail,
+  tool: string,
+  why: string,
+  maxEntries = MAX_STEP_ENTRIES,
+): StepTrail {
+  const last = trail.entries[trail.entries.length - 1];
+  if (last === undefined || last.tool !== tool) return trail;
+  const entries = trail.entries.slice(0, -1);
+  if (last.count > 1) entries.push({ tool, count: last.count - 1 });
+  const refused = `${tool} (${why})`;
+  const before = entries[entries.length - 1];
+  if (before !== undefined && before.tool === refused) {
+    entries[entries.length - 1] = { tool: refused, count: before.count + 1 };
+  } else {
+    entries.push({ tool: refused, count: 1 });
+  }
+  let droppedCalls = trail.droppedCalls;
+  while (entries.length > maxEntries) droppedCalls += entries.shift()!.count;
+  return { entries, totalCalls: trail.totalCalls, droppedCalls };
+}

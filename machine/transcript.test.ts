@@ -1,5 +1,17 @@
-import { describe, expect, it } from 'vitest';
-import { makeTranscriptStore } from './transcript.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestStore } from './test-support/store.ts';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A session's transcript in a real store of its own. */
+function makeTranscriptStore() {
+  const t = makeTestStore();
+  cleanups.push(() => t.cleanup());
+  return t.transcripts.forSession('session-1');
+}
 
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 

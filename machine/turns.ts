@@ -1,9 +1,16 @@
 import type { QuestionItem } from '../protocol/index.ts';
 import { demoSteps, parseScript, type ScriptStep } from './agent/script.ts';
-import { runTurn, type AgentAnswer, type AgentQuestion } from './agent/runner.ts';
+import {
+  runTurn,
+  type AgentAnswer,
+  type AgentQuestion,
+  type ApprovalAnswer,
+  type Refusal,
+} from './agent/runner.ts';
 import { clampApprovalTitle, clampDetail, clampItems, clampSummary } from './outbound.ts';
 import type { Core } from './core.ts';
-import { addStep, EMPTY_TRAIL } from './steps.ts';
+import type { ApprovalOutcome } from './pending.ts';
+import { addStep, EMPTY_TRAIL, markLastRefused } from './steps.ts';
 import { reportingHost } from './tool-errors.ts';
 import type { SessionRecord } from './sessions.ts';
 
@@ -13,6 +20,14 @@ import type { SessionRecord } from './sessions.ts';
 // starts, not when it ends.
 
 export type Turns = ReturnType<typeof makeTurns>;
+
+/** Why an approval that was not allowed did not run its tool (U5). */
+export function refusalOf(o: ApprovalOutcome): ApprovalAnswer {
+  if (o.allowed) return { allowed: true };
+  const why: Refusal =
+    o.resolution === 'expired' ? 'expired' : o.resolution === 'superseded' ? 'cancelled' : 'denied';
+  return { allowed: false, why };
+}
 
 async function stepsFor(
   core: Core,
@@ -71,7 +86,7 @@ export function makeTurns(core: Core) {
           setState(s, 'awaiting_approval');
           const o = await decided;
           if (s.turn === abort) setState(s, 'running');
-          return o.allowed;
+          return refusalOf(o);
         },
         ask: async (q: AgentQuestion): Promise<AgentAnswer> => {
           const item: QuestionItem = {
@@ -100,9 +115,12 @@ export function makeTurns(core: Core) {
           s.lastActivity = core.timers.now();
           core.scheduler.activityChanged(s.sessionId);
         },
-        toolFinished: () => {
+        toolFinished: (refused) => {
+          if (refused !== undefined && s.activity !== undefined)
+            s.trail = markLastRefused(s.trail, s.activity, refused);
           s.activity = undefined;
-          core.scheduler.activityChanged(s.sessionId);
+          if (refused !== undefined) core.scheduler.stateChanged(s.sessionId);
+          else core.scheduler.activityChanged(s.sessionId);
         },
         assistant: (text) => s.transcript.append('assistant', text, core.timers.now()),
         sleep: (ms) =>
@@ -154,8 +172,12 @@ export function makeTurns(core: Core) {
     if (next !== undefined && s.live) start(s, next);
   }
 
+  const running = new Set<Promise<void>>();
+  let stopping = false;
+
   function start(s: SessionRecord, prompt: string): void {
-    run(s, prompt).catch((e: unknown) => {
+    if (stopping) return;
+    const p: Promise<void> = run(s, prompt).catch((e: unknown) => {
       core.log(
         'error',
         'turn-crashed',
@@ -173,10 +195,29 @@ export function makeTurns(core: Core) {
         sessionId: s.sessionId,
       });
     });
+    running.add(p);
+    void p.finally(() => running.delete(p));
   }
 
   return {
     start,
+    /**
+     * Shutdown: every running turn is stopped (its tools' process groups end, its open asks are
+     * closed by the caller) and given up to `graceMs` to write its last state; none starts again.
+     */
+    async stopAll(why: string, graceMs: number): Promise<void> {
+      stopping = true;
+      for (const s of core.sessions.list()) {
+        s.queued.length = 0;
+        s.turn?.abort(why);
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((r) => (timer = setTimeout(r, graceMs))),
+      ]);
+      clearTimeout(timer);
+    },
     /** session.message: a new turn now, or after the running one ends. */
     steer(s: SessionRecord, text: string): void {
       if (s.turn !== null) {
@@ -191,7 +232,7 @@ export function makeTurns(core: Core) {
     dispose(s: SessionRecord): void {
       s.live = false;
       s.queued.length = 0;
-      s.turn?.abort();
+      s.turn?.abort('the session was closed');
       core.pending.dropSession(s.sessionId);
       core.scheduler.stateChanged(s.sessionId);
     },

@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { MAX_PROMPT_CHARS } from '../protocol/index.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_PROMPT_CHARS, type MachineMessage } from '../protocol/index.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
-import { makeGitRepo } from './test-support/tmp.ts';
+import { makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
 
 const suite = relaySuite();
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 describe('dispatch.request → dispatch.result', () => {
   it('cwd guard: a cwd outside allowedRoots is refused visibly with cwd-not-allowed, never clamped', async () => {
@@ -149,6 +153,28 @@ describe('dispatch.request → dispatch.result', () => {
     expect(existsSync(path.join(repo, 'made-here.txt'))).toBe(false);
   });
 
+  it('H4: worktree:true where the repository reaches outside the allowed root: refused with cwd-not-allowed, no session, no branch', async () => {
+    const t = makeTmpDir();
+    cleanups.push(t.cleanup);
+    const repo = path.join(t.dir, 'repo');
+    mkdirSync(path.join(repo, 'sub'), { recursive: true });
+    makeGitRepo(repo);
+    const w = await suite.world({ roots: [path.join(repo, 'sub')] });
+    const phone = await w.phone();
+    const r = await dispatch(phone, {
+      prompt: 'say: hi',
+      cwd: path.join(repo, 'sub'),
+      worktree: true,
+    });
+    expect(r).toMatchObject({ ok: false, reason: 'cwd-not-allowed' });
+    expect(r.error).toContain('outside the allowed root');
+    expect(w.machine.sessions()).toEqual([]);
+    expect(
+      execFileSync('git', ['branch', '--list', 'dispatch/*'], { cwd: repo, encoding: 'utf8' }),
+    ).toBe('');
+    expect(existsSync(path.join(repo, '.dsh-worktrees'))).toBe(false);
+  });
+
   it('worktree:true outside a repository: runs without one, ok with a note and reason not-a-git-repo', async () => {
     const w = await suite.world();
     const phone = await w.phone();
@@ -230,6 +256,44 @@ describe('the scripted agent over the wire', () => {
     );
   });
 
+  it('U5: the demo after a denied write never claims it wrote the file: transcript, steps and summary say the write was denied', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'Please tidy up this folder' });
+    const decide = async (pred: (m: MachineMessage) => boolean, decision: 'allow' | 'deny') => {
+      const a = (await phone.waitFor(pred)) as Extract<
+        MachineMessage,
+        { type: 'approval.request' }
+      >;
+      phone.send({
+        type: 'approval.respond',
+        requestId: crypto.randomUUID(),
+        approvalId: a.approvalId,
+        decision,
+      });
+    };
+    const q = await phone.waitFor(is('question.request'));
+    phone.send({
+      type: 'question.respond',
+      requestId: crypto.randomUUID(),
+      questionId: q.questionId,
+      answers: [{ itemId: 'q1', optionIds: ['2'] }],
+    });
+    await decide((m) => m.type === 'approval.request' && m.title === 'Run a command', 'allow');
+    await decide((m) => m.type === 'approval.request' && m.title.startsWith('Write'), 'deny');
+    const final = await finalOf(phone, r.sessionId!);
+    expect(existsSync(path.join(w.root, 'DISPATCH-SUMMARY.md'))).toBe(false);
+    expect(final.summary).toContain('Denied: DISPATCH-SUMMARY.md was not written.');
+    expect(final.summary).toContain(
+      'Looked around the folder; DISPATCH-SUMMARY.md was not written (denied).',
+    );
+    const said = w.machine.transcript(r.sessionId!).map((e) => e.text);
+    for (const text of [final.summary, ...said]) expect(text).not.toMatch(/wrote DISPATCH/i);
+    expect(said).toContain('Denied: DISPATCH-SUMMARY.md was not written.');
+    const done = phone.messages.filter(is('session.update')).at(-1)!.session;
+    expect(done.steps?.map((x) => x.tool)).toEqual(['list', 'ask', 'run', 'write (denied)']);
+  });
+
   it('ask-multi and ask-text: multi-select and free-text questions, answered from the phone', async () => {
     const w = await suite.world();
     const phone = await w.phone();
@@ -260,7 +324,7 @@ describe('the scripted agent over the wire', () => {
     );
   });
 
-  it('a denied approval never runs the tool; the turn goes on', async () => {
+  it('U5: a denied approval never runs the tool; transcript, steps and summary say it was denied; the turn goes on', async () => {
     const w = await suite.world();
     const phone = await w.phone();
     const r = await dispatch(phone, { prompt: 'run: touch ran.txt\nsay: after' });
@@ -273,8 +337,13 @@ describe('the scripted agent over the wire', () => {
       decision: 'deny',
     });
     const final = await finalOf(phone, r.sessionId!);
-    expect(final.summary).toBe('Not allowed to run: touch ran.txt\nafter');
+    expect(final.summary).toBe('Denied: `touch ran.txt` was not run.\nafter');
     expect(existsSync(path.join(w.root, 'ran.txt'))).toBe(false);
+    expect(w.machine.transcript(r.sessionId!).map((e) => e.text)).toContain(
+      'Denied: `touch ran.txt` was not run.',
+    );
+    const last = phone.messages.filter(is('session.update')).at(-1)!.session;
+    expect(last.steps).toEqual([{ tool: 'run (denied)' }]);
   });
 
   it('turn.final carries reason only when the summary is a placeholder (no-assistant-text)', async () => {

@@ -295,6 +295,9 @@ describe('timers (injected)', () => {
       resolution: 'expired',
     });
     expect((await finalOf(phone, r.sessionId!)).summary).toBe('Asked "Go?": no answer (expired)');
+    expect(phone.messages.filter(is('session.update')).at(-1)!.session.steps).toEqual([
+      { tool: 'ask (expired)' },
+    ]);
     const r2 = await dispatch(phone, { prompt: 'ask: Again? | Yes | No' });
     const q2 = await phone.waitFor(
       (m) => m.type === 'question.request' && m.questionId !== q.questionId,
@@ -320,8 +323,11 @@ describe('timers (injected)', () => {
       resolution: 'expired',
     });
     expect((await finalOf(phone, r.sessionId!)).summary).toBe(
-      'Not allowed to run: touch expired.txt',
+      'Approval expired: `touch expired.txt` was not run.',
     );
+    // U5: the steps say so too.
+    const last = phone.messages.filter(is('session.update')).at(-1)!.session;
+    expect(last.steps).toEqual([{ tool: 'run (expired)' }]);
     expect(existsSync(path.join(w.root, 'expired.txt'))).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 // computer's LAN address, so a phone on the same network gets a secure origin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeTerminal } from '../machine/terminal.ts';
 import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
@@ -24,15 +25,36 @@ import { PORT_TAKEN, portUses, takenPorts } from './start/ports.ts';
 import { ensureDemoWorkspace } from './start/workspace.ts';
 
 const READY_TIMEOUT_MS = 60_000;
-const MACHINE_QUIET =
-  /npm run device -- (enroll|serve)|tools run on an enrolled device|^here otherwise|^Pair a phone|^Pairing (code|link):|^\(also in|^(\x1b\[[0-9;]*m|[\s▀▄█])*$/;
+/** The machine's own pairing display and device-enrollment banner: this script does both. */
+const MACHINE_DISPLAY = [
+  /^Pair a phone|^Pairing (code|link):|^\(also in/,
+  /^(\x1b\[[0-9;]*m|[\s▀▄█])*$/, // the QR code and blank lines
+  /^Device lane:|^connected, here otherwise|^To enroll one|npm run device -- (enroll|serve)/,
+  /^The user credential stays in|^the command reads it there|^command line\. On another computer/,
+];
+/** U5: quiet unless --verbose: the machine's info lines and the relay's, phones' and devices'
+ * comings and goings (the desk's `status` answers those). */
+const MACHINE_CHATTER = /^\S+ (info |warn {2}(relay|phone|device)-)/;
 
 const parts: Part[] = [];
 let stopping = false;
+// The desk is typed here and forwarded to the machine; everything printed goes through this
+// terminal, so it never breaks into a half-typed line (U5) and outside text is made safe (H5).
+const terminal = makeTerminal({
+  input: process.stdin,
+  output: process.stdout,
+  interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  onInterrupt: () => {
+    if (!stopping) void shutdown('SIGINT', 0);
+  },
+});
+const say = (text: string) => terminal.print(text);
+const print = (line: string) => terminal.print(line);
 
 async function shutdown(why: string, code: number): Promise<never> {
   stopping = true;
-  process.stdout.write(`\n[start] ${why}: stopping ${parts.map((p) => p.name).join(', ')}…\n`);
+  terminal.close();
+  say(`\n[start] ${why}: stopping ${parts.map((p) => p.name).join(', ')}…`);
   // The executor first (it says goodbye to the lane), the relay last (the machine's sockets close
   // cleanly first).
   const order = ['device', 'machine', 'app', 'caddy', 'relay'];
@@ -40,7 +62,7 @@ async function shutdown(why: string, code: number): Promise<never> {
   const sorted = [...parts].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   await stopParts(sorted.slice(0, 1));
   await stopParts(sorted.slice(1));
-  process.stdout.write('[start] everything stopped.\n');
+  say('[start] everything stopped.');
   process.exit(code);
 }
 
@@ -74,16 +96,15 @@ async function main(): Promise<void> {
   }
   const taken = await takenPorts(portUses(config, lanHost));
   if (taken.length > 0) {
-    for (const line of taken) process.stderr.write(`[start] ${line} [${PORT_TAKEN}]\n`);
+    for (const line of taken) terminal.print(`[start] ${line} [${PORT_TAKEN}]`, true);
+    terminal.close();
     process.exit(1);
   }
   buildIfNeeded();
   if (stopping) return;
   const workspace = path.join(config.dataDir, 'workspace');
   const { created } = ensureDemoWorkspace(workspace);
-  process.stdout.write(
-    `[start] demo workspace ${workspace}${created ? ' (created, a git repository)' : ''}\n`,
-  );
+  say(`[start] demo workspace ${workspace}${created ? ' (created, a git repository)' : ''}`);
 
   const relay = watch(
     startPart(
@@ -101,6 +122,7 @@ async function main(): Promise<void> {
         // Behind Caddy: under its path, counting clients by their forwarded address.
         ...(lanHost === null ? [] : ['--path', RELAY_PATH, '--trust-proxy']),
       ),
+      { print },
     ),
   );
   watch(
@@ -110,7 +132,7 @@ async function main(): Promise<void> {
         path.join(REPO, 'node_modules/.bin/vite'),
         ['preview', '--host', '127.0.0.1', '--port', String(config.appPort), '--strictPort'],
       ],
-      { quiet: /^\s*(➜|$)|press h/ },
+      { quiet: /^\s*(➜|$)|press h/, print },
     ),
   );
   const localRelayUrl = (
@@ -156,13 +178,17 @@ async function main(): Promise<void> {
       {
         rawStdout: true,
         stdin: true,
-        quiet: MACHINE_QUIET,
+        print,
+        quiet: {
+          test: (line: string) =>
+            MACHINE_DISPLAY.some((re) => re.test(line)) ||
+            (!config.verbose && MACHINE_CHATTER.test(line)),
+        },
         // Behind Caddy the machine dials wss:// and must trust Caddy's local CA.
         ...(lan ? { env: { NODE_EXTRA_CA_CERTS: lan.root } } : {}),
       },
     ),
   );
-  process.stdin.pipe(machine.child.stdin!);
   const laneUrl = (
     await machine.waitForLine(/^Device lane: (http:\/\/\S+)/, 'the device lane', READY_TIMEOUT_MS)
   )[1]!;
@@ -178,13 +204,14 @@ async function main(): Promise<void> {
     track: (part) => parts.push(part),
   });
   if (stopping) return;
-  process.stdout.write(
-    `[start] device ${enrollment.deviceId} ${enrollment.reused ? 'already enrolled' : 'enrolled'}\n`,
+  say(
+    `[start] device ${enrollment.deviceId} ${enrollment.reused ? 'already enrolled' : 'enrolled'}`,
   );
   watch(
     startPart(
       'device',
       tsNode('device/main.ts', 'serve', '--key-dir', keyDir, '--log-level', 'warn'),
+      { print },
     ),
   );
   await machine.waitForLine(/device-online/, 'the device executor to connect', READY_TIMEOUT_MS);
@@ -224,6 +251,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+  terminal.start((line) => machine.child.stdin!.write(`${line}\n`));
 }
 
 async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
@@ -243,8 +271,11 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 main().catch((e: unknown) => {
   if (stopping) return;
   const code = e instanceof StartConfigError || e instanceof StartError ? e.code : 'start-failed';
-  process.stderr.write(`[start] ${(e as Error).message} [${code}]\n`);
+  terminal.print(`[start] ${(e as Error).message} [${code}]`, true);
   // Refused before anything started: one line, no "stopping" noise.
-  if (parts.length === 0) process.exit(1);
+  if (parts.length === 0) {
+    terminal.close();
+    process.exit(1);
+  }
   void shutdown('start failed', 1);
 });

@@ -24,19 +24,25 @@ export type AgentQuestion = {
   multiSelect: boolean;
   allowFreeText: boolean;
 };
+/** Why a tool did not run or a question has no answer: the human's deny, or no decision. */
+export const REFUSALS = { denied: 'denied', expired: 'expired', cancelled: 'cancelled' } as const;
+export type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS];
+
 /** What the human chose: option labels and/or free text; or why there is no answer. */
 export type AgentAnswer =
-  { ok: true; labels: string[]; freeText?: string } | { ok: false; why: string };
+  { ok: true; labels: string[]; freeText?: string } | { ok: false; why: Refusal };
+/** Only an explicit allow (phone or desk) runs the tool; never a timeout. */
+export type ApprovalAnswer = { allowed: true } | { allowed: false; why: Refusal };
 
 export type AgentContext = {
   readonly cwd: string;
   readonly signal: AbortSignal;
   host(): ToolHost;
-  /** Resolves true only for an explicit allow (phone or desk); never on a timeout. */
-  approve(title: string, detail: string): Promise<boolean>;
+  approve(title: string, detail: string): Promise<ApprovalAnswer>;
   ask(question: AgentQuestion): Promise<AgentAnswer>;
   toolStarted(tool: ToolName): void;
-  toolFinished(): void;
+  /** `refused`: the tool did not run (or the question got no answer), and why. */
+  toolFinished(refused?: Refusal): void;
   assistant(text: string): void;
   sleep(ms: number): Promise<void>;
 };
@@ -53,6 +59,17 @@ export const NO_TEXT_SUMMARY = 'The agent ended the turn without a reply.';
 
 const clip = (s: string, n = OUTPUT_IN_SUMMARY_CHARS) => (s.length > n ? s.slice(0, n) + '…' : s);
 
+/** U5: said in the transcript and the summary when a tool did not run; never "ran" or "wrote". */
+const REFUSED_PREFIX: Record<Refusal, string> = {
+  denied: 'Denied',
+  expired: 'Approval expired',
+  cancelled: 'Approval cancelled',
+};
+export const notRun = (why: Refusal, command: string): string =>
+  `${REFUSED_PREFIX[why]}: \`${command}\` was not run.`;
+export const notWritten = (why: Refusal, file: string): string =>
+  `${REFUSED_PREFIX[why]}: ${file} was not written.`;
+
 export async function runTurn(
   steps: readonly ScriptStep[],
   ctx: AgentContext,
@@ -63,6 +80,8 @@ export async function runTurn(
     ctx.assistant(line);
   };
   const abs = (p: string) => path.resolve(ctx.cwd, p);
+  /** What became of each write this turn: `written`, or why it was not (the demo's ending). */
+  const writes = new Map<string, string>();
   const done = (ok: boolean, close: boolean): TurnOutcome => {
     const text = summary.join('\n').trim();
     return text === ''
@@ -70,11 +89,13 @@ export async function runTurn(
       : { ok, summary: text, placeholder: false, close };
   };
 
+  const stopped = (): TurnOutcome => {
+    const why: unknown = ctx.signal.reason;
+    note(typeof why === 'string' ? `Turn stopped: ${why}.` : 'Turn stopped.');
+    return done(false, false);
+  };
   for (const step of steps) {
-    if (ctx.signal.aborted) {
-      note('Turn stopped.');
-      return done(false, false);
-    }
+    if (ctx.signal.aborted) return stopped();
     switch (step.kind) {
       case 'say':
         note(step.text);
@@ -116,10 +137,10 @@ export async function runTurn(
       }
       case 'run': {
         ctx.toolStarted('run');
-        const allowed = await ctx.approve('Run a command', `${step.command}\n\nin ${ctx.cwd}`);
-        if (!allowed) {
-          ctx.toolFinished();
-          note(`Not allowed to run: ${step.command}`);
+        const answer = await ctx.approve('Run a command', `${step.command}\n\nin ${ctx.cwd}`);
+        if (!answer.allowed) {
+          ctx.toolFinished(answer.why);
+          note(notRun(answer.why, step.command));
           break;
         }
         const r = await ctx.host().exec({
@@ -147,17 +168,16 @@ export async function runTurn(
         const text = step.fromSummary
           ? `# Dispatch summary\n\n${summary.map((l) => `- ${l.split('\n')[0]}`).join('\n')}\n`
           : step.text;
-        const allowed = await ctx.approve(
-          `Write ${step.path}`,
-          text === '' ? '(empty file)' : text,
-        );
-        if (!allowed) {
-          ctx.toolFinished();
-          note(`Not allowed to write ${step.path}`);
+        const answer = await ctx.approve(`Write ${step.path}`, text === '' ? '(empty file)' : text);
+        if (!answer.allowed) {
+          ctx.toolFinished(answer.why);
+          writes.set(step.path, answer.why);
+          note(notWritten(answer.why, step.path));
           break;
         }
         const r = await ctx.host().writeFile(abs(step.path), text);
         ctx.toolFinished();
+        writes.set(step.path, r.ok ? 'written' : `failed: ${r.code}`);
         note(
           r.ok
             ? `Wrote ${step.path} (${Buffer.byteLength(text)} bytes)`
@@ -168,7 +188,7 @@ export async function runTurn(
       case 'ask': {
         ctx.toolStarted('ask');
         const a = await ctx.ask(step);
-        ctx.toolFinished();
+        ctx.toolFinished(a.ok ? undefined : a.why);
         if (a.ok) {
           const parts = [...a.labels, ...(a.freeText !== undefined ? [a.freeText] : [])];
           note(`Asked "${step.prompt}": ${parts.join(', ') || '(no answer)'}`);
@@ -177,7 +197,17 @@ export async function runTurn(
         }
         break;
       }
+      case 'conclude': {
+        const outcome = writes.get(step.wrote);
+        note(
+          outcome === 'written'
+            ? `Looked around the folder and wrote ${step.wrote}.`
+            : `Looked around the folder; ${step.wrote} was not written (${outcome ?? 'not attempted'}).`,
+        );
+        break;
+      }
     }
   }
-  return done(true, false);
+  // A stop during the last step still ends the turn as stopped, not as finished.
+  return ctx.signal.aborted ? stopped() : done(true, false);
 }

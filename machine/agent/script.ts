@@ -27,7 +27,9 @@ export type ScriptStep =
   | { kind: 'say'; text: string }
   | { kind: 'sleep'; ms: number }
   | { kind: 'fail'; message: string }
-  | { kind: 'close' };
+  | { kind: 'close' }
+  /** The demo's last words, from what actually happened to `wrote` (never a directive). */
+  | { kind: 'conclude'; wrote: string };
 
 export type ScriptParse =
   | { ok: true; script: true; steps: ScriptStep[] }
@@ -143,7 +145,7 @@ export function demoSteps(firstFile: string | null): ScriptStep[] {
     },
     { kind: 'run', command: 'ls -la' },
     { kind: 'write', path: 'DISPATCH-SUMMARY.md', text: '', fromSummary: true },
-    { kind: 'say', text: 'Looked around the folder and wrote DISPATCH-SUMMARY.md.' },
+    { kind: 'conclude', wrote: 'DISPATCH-SUMMARY.md' },
   );
   return steps;
 }

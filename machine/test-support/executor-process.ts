@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import url from 'node:url';
+import { shellQuote } from '../device-link.ts';
 import { isGone } from './relay-process.ts';
 import { until } from './until.ts';
 
@@ -25,7 +26,33 @@ export function runDeviceCommand(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
-  const child = run(args, env);
+  return collect(run(args, env), `device ${args[0]}`);
+}
+
+/**
+ * Runs a printed enrollment command the way a user pastes it into a shell (`sh -c`: the
+ * environment assignments, the `$(cat …)`, the quoting), with `npm run device --` spelled as
+ * the script it names (`tsx device/main.ts`, package.json) to spare npm's start-up.
+ */
+export function runPrintedCommand(
+  command: string,
+  extraArgs: string[],
+): Promise<{ code: number | null; out: string; err: string }> {
+  const quoted = extraArgs.map(shellQuote).join(' ');
+  const line = `${command.replace('npm run device --', `'${TSX}' device/main.ts`)} ${quoted}`;
+  const child = spawn('sh', ['-c', line], {
+    cwd: repo,
+    env: process.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child, 'the printed command');
+}
+
+function collect(
+  child: ChildProcess,
+  what: string,
+): Promise<{ code: number | null; out: string; err: string }> {
   let out = '';
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
@@ -33,7 +60,7 @@ export function runDeviceCommand(
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => {
       process.kill(-child.pid!, 'SIGKILL');
-      reject(new Error(`device ${args[0]} did not finish: ${err}`));
+      reject(new Error(`${what} did not finish: ${err}`));
     }, EXIT_TIMEOUT_MS);
     child.on('close', (code) => {
       clearTimeout(t);

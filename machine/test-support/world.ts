@@ -10,7 +10,8 @@ import { makeTmpDir } from './tmp.ts';
 // its room. Everything made here is closed by cleanup().
 
 export type World = {
-  machine: MachineHandle;
+  /** The machine running now (a new one after `restart`). */
+  readonly machine: MachineHandle;
   log: CapturedLog;
   root: string;
   stateDir: string;
@@ -18,6 +19,8 @@ export type World = {
   /** Every message the machine sent, with the push it carried. */
   sent: Array<{ message: MachineMessage; push: unknown; frame: string }>;
   phone(): Promise<TestPhone>;
+  /** Stops the machine and starts a new one on the same state dir and root (a restart). */
+  restart(overrides?: Partial<MachineOptions>): Promise<MachineHandle>;
   cleanup(): Promise<void>;
 };
 
@@ -31,7 +34,7 @@ export async function makeWorld(
   const stateDir = path.join(tmp.dir, 'state');
   const log = captureLog();
   const sent: World['sent'] = [];
-  const machine = await createMachine({
+  const options: MachineOptions = {
     relay: relayUrl,
     name: 'test-machine',
     roots: [root],
@@ -41,10 +44,13 @@ export async function makeWorld(
     random: () => 0.5,
     onSend: (message, push, frame) => sent.push({ message, push, frame }),
     ...overrides,
-  });
+  };
+  let machine = await createMachine(options);
   const phones: TestPhone[] = [];
   return {
-    machine,
+    get machine() {
+      return machine;
+    },
     log,
     root,
     stateDir,
@@ -54,6 +60,12 @@ export async function makeWorld(
       const p = await makeTestPhone({ relayUrl, pairingCode: machine.pairing.code });
       phones.push(p);
       return p;
+    },
+    async restart(more = {}) {
+      await machine.close();
+      machine = await createMachine({ ...options, ...more });
+      await machine.connected();
+      return machine;
     },
     async cleanup() {
       await Promise.all(phones.map((p) => p.close()));

@@ -34,7 +34,10 @@ type Options = {
   rawStdout?: boolean;
   /** Keep stdin open for the machine's desk. */
   stdin?: boolean;
-  quiet?: RegExp;
+  /** Lines not shown (still seen by waitForLine): a RegExp, or any `test`. */
+  quiet?: { test(line: string): boolean };
+  /** Where shown lines go (default: stdout); `npm start` prints through its desk terminal. */
+  print?: (line: string) => void;
 };
 
 export function startPart(
@@ -68,7 +71,9 @@ export function startPart(
     createInterface({ input: stream }).on('line', (line) => {
       onLine(line);
       if (o.quiet?.test(line) === true) return;
-      process.stdout.write(raw ? `${line}\n` : `[${name}] ${line}\n`);
+      const shown = raw ? line : `[${name}] ${line}`;
+      if (o.print !== undefined) o.print(shown);
+      else process.stdout.write(`${shown}\n`);
     });
   }
   const exited = new Promise<number | null>((resolve) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readStartConfig, StartConfigError } from './config.ts';
 
-describe('npm start settings (issue 9 §1: all state in .data/, ports overridable)', () => {
+describe('npm start settings: all state in .data/, ports overridable', () => {
   it('defaults: .data/ under the repository, relay 8787, app 4173, lane 8790, no public URLs', () => {
     expect(readStartConfig({}, '/repo')).toEqual({
       dataDir: '/repo/.data',
@@ -16,6 +16,15 @@ describe('npm start settings (issue 9 §1: all state in .data/, ports overridabl
       lanHost: undefined,
       lanPort: 8443,
       lanCaPort: 8080,
+      verbose: false,
+    });
+  });
+
+  it('U5: --verbose shows the comings and goings; it combines with --lan', () => {
+    expect(readStartConfig({}, '/repo', ['--verbose']).verbose).toBe(true);
+    expect(readStartConfig({}, '/repo', ['--lan', '--verbose'])).toMatchObject({
+      lan: true,
+      verbose: true,
     });
   });
 

@@ -20,6 +20,8 @@ export type StartConfig = {
   publicAppUrl: string | undefined;
   /** P4: Caddy in front of the app and the relay on the LAN address (`--lan`, DSH_LAN=1). */
   lan: boolean;
+  /** U5: the relay's, phones' and devices' comings and goings too (`--verbose`). */
+  verbose: boolean;
   /** The address phones reach this computer on; detected when unset. */
   lanHost: string | undefined;
   /** Caddy's https port on that address. */
@@ -45,6 +47,9 @@ export const START_ENV = {
 
 /** The flag that turns on LAN mode: `npm start -- --lan`. */
 export const LAN_FLAG = '--lan';
+/** `npm start -- --verbose`: also show the relay's, phones' and devices' comings and goings (U5). */
+export const VERBOSE_FLAG = '--verbose';
+const FLAGS = [LAN_FLAG, VERBOSE_FLAG];
 
 export class StartConfigError extends Error {
   readonly code = 'bad-start-env';
@@ -103,7 +108,8 @@ export function readStartConfig(
   argv: readonly string[] = [],
 ): StartConfig {
   for (const a of argv)
-    if (a !== LAN_FLAG) throw new StartConfigError(`unknown option "${a}" (only ${LAN_FLAG})`);
+    if (!FLAGS.includes(a))
+      throw new StartConfigError(`unknown option "${a}" (only ${FLAGS.join(', ')})`);
   return {
     dataDir: path.resolve(repo, env[START_ENV.dataDir] || '.data'),
     relayPort: port(env, START_ENV.relayPort, 8787),
@@ -118,5 +124,6 @@ export function readStartConfig(
     lanHost: lanHost(env),
     lanPort: port(env, START_ENV.lanPort, 8443),
     lanCaPort: port(env, START_ENV.lanCaPort, 8080),
+    verbose: argv.includes(VERBOSE_FLAG),
   };
 }

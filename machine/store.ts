@@ -1,0 +1,118 @@
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Log } from './log.ts';
+import { ensurePrivateDir, StateError } from './state-dir.ts';
+
+// The machine's one embedded store (U5, H3): SQLite through better-sqlite3 in the state dir,
+// owner-only. SQLite's journal makes every write all-or-nothing, so a crash or a full disk never
+// leaves a half-written record. In WAL mode with synchronous=NORMAL a commit survives the
+// process dying; a `durable` write is also synced to disk before it returns, so it survives a
+// power cut (a remembered requestId must, or a replay could slip through after one). The schema is
+// versioned with `PRAGMA user_version`: later rules add their tables as new migrations (docs/
+// machine.md, "What the state dir holds").
+
+export const STORE_FILE = 'machine.db';
+
+/** Each entry upgrades the schema by one version; never edit one that has shipped. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     session_id TEXT PRIMARY KEY, title TEXT NOT NULL, cwd TEXT NOT NULL, root TEXT,
+     state TEXT NOT NULL, last_activity INTEGER NOT NULL, created_at INTEGER NOT NULL,
+     dispatched INTEGER NOT NULL, access TEXT NOT NULL, steps TEXT NOT NULL,
+     worktree_path TEXT, worktree_branch TEXT) WITHOUT ROWID;
+   CREATE TABLE transcript (
+     session_id TEXT NOT NULL, seq INTEGER NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
+     ts INTEGER NOT NULL, truncated INTEGER NOT NULL, bytes INTEGER NOT NULL,
+     PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+   CREATE TABLE seen_requests (
+     request_id TEXT PRIMARY KEY, type TEXT NOT NULL, seen_at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX seen_requests_by_time ON seen_requests (seen_at);`,
+];
+export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
+
+export type Store = {
+  readonly db: Database.Database;
+  /**
+   * Runs a write. A failure (disk full, I/O error) is logged once per episode and reported as
+   * `false`; SQLite has rolled it back, so nothing half-written stays behind. `durable`: synced
+   * to disk before it returns (and with it every earlier write).
+   */
+  write(what: string, fn: () => void, options?: { durable?: boolean }): boolean;
+  close(): void;
+};
+
+const SQLITE_DAMAGE = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+export function openStore(
+  stateDir: string,
+  options: {
+    log: Log;
+    /** Tests: a tiny database, so a write fails as on a full disk. */ maxPages?: number;
+  },
+): Store {
+  ensurePrivateDir(stateDir);
+  const file = path.join(stateDir, STORE_FILE);
+  let db: Database.Database;
+  try {
+    // Created owner-only before SQLite opens it: its -wal and -shm files take the same mode.
+    closeSync(openSync(file, 'a', 0o600));
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, file);
+    if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
+  } catch (e) {
+    if (e instanceof StateError) throw e;
+    const code = (e as { code?: string }).code ?? '';
+    throw SQLITE_DAMAGE.has(code)
+      ? new StateError(
+          'store-corrupt',
+          `${file} is damaged (${code}); move it aside to start without the session history`,
+        )
+      : new StateError('state-dir-unusable', `cannot open ${file}: ${(e as Error).message}`);
+  }
+
+  let failing = false;
+  return {
+    db,
+    write(what, fn, o) {
+      const durable = o?.durable === true;
+      try {
+        if (durable) db.pragma('synchronous = FULL');
+        db.transaction(fn)();
+      } catch (e) {
+        if (!failing) {
+          failing = true;
+          options.log('error', 'store-write-failed', `${what}: ${(e as Error).message}`);
+        }
+        return false;
+      } finally {
+        if (durable && db.open) db.pragma('synchronous = NORMAL');
+      }
+      if (failing) {
+        failing = false;
+        options.log('info', 'store-write-recovered', `${what}: writes succeed again`);
+      }
+      return true;
+    },
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new StateError(
+      'store-too-new',
+      `${file} was written by a newer machine (schema ${version}, this one knows ${MIGRATIONS.length})`,
+    );
+  }
+  db.transaction(() => {
+    for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  })();
+}
