@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapabilities } from './capabilities.ts';
 import { realClock } from './clock.ts';
+import { rootProblem } from './fs/contain.ts';
 import { makeTempJournal } from './fs/temp-journal.ts';
 import { loadKey, loadRecord } from './keystore.ts';
 import * as L from './limits.ts';
@@ -67,6 +68,9 @@ export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> =>
 
     const caps = await readCapabilities(record.server, opts.fetch ?? fetch);
     const tempRoot = opts.tempRoot ?? join(tmpdir(), `dsh-device-${deviceId}`);
+    // H7a: nothing under /proc or /dev is ever served, so such a root would refuse everything.
+    const rootRefused = rootProblem(record.workspaceRoot) ?? rootProblem(tempRoot);
+    if (rootRefused) throw new ExecutorStartError('workspace_refused', rootRefused);
     mkdirSync(tempRoot, { recursive: true, mode: 0o700 });
 
     return serve({

@@ -4,6 +4,7 @@ export const EXECUTOR_START_ERRORS = {
   key_unusable: 'key_unusable',
   locked: 'locked',
   workspace_missing: 'workspace_missing',
+  workspace_refused: 'workspace_refused',
   lane_off: 'lane_off',
   insecure_server_url: 'insecure_server_url',
   bad_server_url: 'bad_server_url',

@@ -11,6 +11,7 @@ import {
 import { join } from 'node:path';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { startWrite, type WriteMode } from './atomic-write.ts';
+import { walkPath } from './walk.ts';
 import { makeTempJournal, TEMP_NAME_PATTERN } from './temp-journal.ts';
 
 const tmp = makeTmpDirs();
@@ -26,8 +27,12 @@ const write = async (
   tamper: { len?: number; sha?: string } = {},
 ) => {
   const journal = makeTempJournal(join(tmp.make(), 'temps'));
+  const walked = await walkPath(path, mode !== 'exclusive');
+  if (!walked.ok) throw new Error(`walk refused ${path}`);
   const args = {
     path,
+    real: walked.real,
+    finalLink: walked.finalLink,
     contentLen: tamper.len ?? content.length,
     sha256: tamper.sha ?? sha(content),
     mode,
@@ -169,7 +174,14 @@ describe('writes (§3.4, X4, X5)', () => {
     });
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const big = await startWrite(
-      { path: join(dir, 'b'), contentLen: 100, sha256: 'a'.repeat(64), mode: 'replace' },
+      {
+        path: join(dir, 'b'),
+        real: join(dir, 'b'),
+        finalLink: false,
+        contentLen: 100,
+        sha256: 'a'.repeat(64),
+        mode: 'replace',
+      },
       { maxWriteBytes: 10, minFreeBytes: 0 },
       journal,
     );
@@ -180,7 +192,14 @@ describe('writes (§3.4, X4, X5)', () => {
     const dir = tmp.make();
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const w = await startWrite(
-      { path: join(dir, 'f'), contentLen: 3, sha256: sha(Buffer.from('abc')), mode: 'replace' },
+      {
+        path: join(dir, 'f'),
+        real: join(dir, 'f'),
+        finalLink: false,
+        contentLen: 3,
+        sha256: sha(Buffer.from('abc')),
+        mode: 'replace',
+      },
       { maxWriteBytes: 1 << 20, minFreeBytes: Number.MAX_SAFE_INTEGER },
       journal,
     );
@@ -197,7 +216,14 @@ describe('writes (§3.4, X4, X5)', () => {
     const state = join(tmp.make(), 'temps');
     const journal = makeTempJournal(state);
     const w = await startWrite(
-      { path: join(dir, 'f'), contentLen: 3, sha256: sha(Buffer.from('abc')), mode: 'replace' },
+      {
+        path: join(dir, 'f'),
+        real: join(dir, 'f'),
+        finalLink: false,
+        contentLen: 3,
+        sha256: sha(Buffer.from('abc')),
+        mode: 'replace',
+      },
       limits,
       journal,
     );
