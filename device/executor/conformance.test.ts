@@ -310,4 +310,41 @@ describe('cancel and timeout kill the whole group (R11, R12, X3)', () => {
     const [pid] = stdoutOf(r.items).split('\n').map(Number);
     expect(isProcessAlive(pid as number)).toBe(false);
   });
+
+  it("H7b: a `setsid` descendant holding the output: a 1.5 s timeoutMs answers timeout before the lane's backstop, and the descendant is gone", async () => {
+    // The lane's own ceiling is timeoutMs + executionGraceMs: an executor answering later than
+    // that is written off as outcome_unknown by the lane, which this test would see.
+    h = await makeHarness({ executionGraceMs: 6000 });
+    await h.online();
+    const d = h.lane.dispatch(h.deviceId, {
+      kind: 'execStream',
+      args: { command: 'setsid sleep 300 & echo $!; wait' },
+      timeoutMs: 1500,
+    });
+    const pid = new Promise<number>((resolve) =>
+      d.output.onChunk((i) => {
+        if (i.kind === 'stdout') resolve(Number(i.data.toString()));
+      }),
+    );
+    expect(await d.outcome).toMatchObject({ ok: false, errorCode: 'timeout' });
+    expect(isProcessAlive(await pid)).toBe(false);
+  });
+
+  it('H7b: cancel of a command whose orphaned `setsid` grandchild holds the output answers killed within the cancel grace', async () => {
+    h = await makeHarness({ cancelGraceMs: 6000 });
+    await h.online();
+    const d = h.lane.dispatch(h.deviceId, {
+      kind: 'execStream',
+      args: { command: "sh -c 'setsid sleep 300 & echo $!'; sleep 300" },
+    });
+    const pid = new Promise<number>((resolve) =>
+      d.output.onChunk((i) => {
+        if (i.kind === 'stdout') resolve(Number(i.data.toString()));
+      }),
+    );
+    const escaped = await pid;
+    h.lane.cancel(d.instructionId);
+    expect(await d.outcome).toEqual({ ok: true, kind: 'cancelled', state: 'killed' });
+    expect(isProcessAlive(escaped)).toBe(false);
+  });
 });

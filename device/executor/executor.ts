@@ -12,6 +12,7 @@ import { loadKey, loadRecord } from './keystore.ts';
 import * as L from './limits.ts';
 import { acquireInstanceLock } from './lock.ts';
 import { silentLogger } from './log.ts';
+import { detectCgroupSupport } from './proc/cgroup.ts';
 import { makeGroupJournal } from './proc/group-journal.ts';
 import { serve } from './serve.ts';
 import { ExecutorStartError } from './start-error.ts';
@@ -66,6 +67,10 @@ export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> =>
     if (swept || reaped)
       log('info', 'start.cleanup', { sweptTempFiles: swept, killedGroups: reaped });
 
+    const cgroups = opts.cgroups === false ? null : detectCgroupSupport();
+    log('info', 'start.cgroups', {
+      state: cgroups === null ? 'off' : cgroups.ok ? 'on' : 'unavailable',
+    });
     const caps = await readCapabilities(record.server, opts.fetch ?? fetch);
     const tempRoot = opts.tempRoot ?? join(tmpdir(), `dsh-device-${deviceId}`);
     // H7a: nothing under /proc or /dev is ever served, so such a root would refuse everything.
@@ -86,6 +91,7 @@ export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> =>
       tempRoot,
       temps,
       groups,
+      cgroupBase: cgroups?.ok ? cgroups.base : null,
       releaseLock: () => lock.release(),
     });
   } catch (e) {

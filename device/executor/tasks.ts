@@ -56,6 +56,7 @@ export type TaskContext = {
   readonly clock: Clock;
   readonly flow: Flow;
   readonly groups: GroupJournal;
+  readonly cgroupBase: string | null;
   readonly temps: TempJournal;
   readonly emitChunk: (instructionId: string, chunk: OutChunk) => void;
 };
@@ -201,6 +202,7 @@ const execTask = (frame: DeviceInstructionFrame, command: string, ctx: TaskConte
       chunker: chunkerFor(frame, ctx, ctx.limits.maxOutputBytesPerStream),
       flow: ctx.flow,
       journal: ctx.groups,
+      cgroupBase: ctx.cgroupBase,
     });
     return run.done;
   })();

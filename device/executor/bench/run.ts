@@ -33,6 +33,7 @@ import { makeChunker } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';
 import { CHUNK_COALESCE_MS } from '../limits.ts';
+import { detectCgroupSupport } from '../proc/cgroup.ts';
 import { makeGroupJournal } from '../proc/group-journal.ts';
 import { spawnExecutor } from '../test-support/child.ts';
 
@@ -188,6 +189,7 @@ const executorAlone = async (): Promise<number> => {
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-gj-'));
+  const cgroupSupport = detectCgroupSupport(); // as the executor does at start
   const t0 = performance.now();
   await runExec({
     command: COMMAND,
@@ -200,6 +202,7 @@ const executorAlone = async (): Promise<number> => {
     chunker,
     flow: openFlow,
     journal: makeGroupJournal(join(dir, 'g')),
+    cgroupBase: cgroupSupport.ok ? cgroupSupport.base : null,
   }).done;
   const ms = performance.now() - t0;
   rmSync(dir, { recursive: true, force: true });

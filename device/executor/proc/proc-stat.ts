@@ -44,16 +44,20 @@ export const isProcessAlive = (pid: number, startTime?: string): boolean => {
   return startTime === undefined || s.startTime === startTime;
 };
 
-/** The live (non-zombie) members of a process group. */
-export const liveGroupMembers = (pgid: number): number[] => {
-  const live: number[] = [];
+/** Every live (non-zombie) process /proc shows, in one pass. */
+export const liveProcesses = (): ProcStat[] => {
+  const live: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {
     const code = name.charCodeAt(0);
     if (code < 48 || code > 57) continue;
     const s = readProcStat(Number(name));
-    if (s && s.pgrp === pgid && !isDeadState(s.state)) live.push(s.pid);
+    if (s && !isDeadState(s.state)) live.push(s);
   }
   return live;
 };
+
+/** The live (non-zombie) members of a process group. */
+export const liveGroupMembers = (pgid: number): number[] =>
+  liveProcesses().flatMap((s) => (s.pgrp === pgid ? [s.pid] : []));
 
 export const isGroupGone = (pgid: number): boolean => liveGroupMembers(pgid).length === 0;

@@ -1,0 +1,139 @@
+// H7b: which live processes belong to a command, and killing all of them. The process group
+// (X3) holds everything that did not leave it; a `setsid` or `setpgid` leaves it, and once its
+// parent exits the kernel hands it to PID 1, so the parent link is gone too. What still finds it:
+// - its cgroup, where the executor could give the command one (cgroup.ts) — inescapable;
+// - a parent that is one of ours (read from /proc while the chain is alive);
+// - the command's mark: a random value in the environment every descendant inherits unless it
+//   scrubs its environment on purpose, read from /proc/<pid>/environ.
+// Only processes started after the command's leader are considered for the last two, so nothing
+// older than the command is ever taken for it. Zombies count as dead (PID 1 does not reap here).
+import { readFileSync } from 'node:fs';
+import type { Clock, TimerHandle } from '../clock.ts';
+import { GROUP_POLL_INTERVAL_MS, KILL_CONFIRM_MS } from '../limits.ts';
+import { cgroupPids } from './cgroup.ts';
+import { liveProcesses, type ProcStat } from './proc-stat.ts';
+
+/** The environment variable carrying a command's mark (not a secret: it only tags). */
+export const EXEC_MARK_ENV = 'DSH_EXEC_MARK';
+
+export type CommandRef = {
+  /** The command's process group; null when its leader's pid now belongs to someone else. */
+  readonly pgid: number | null;
+  /** The leader's /proc start time (clock ticks after boot): no descendant starts earlier. */
+  readonly leaderStart: number;
+  readonly mark: string;
+  /** The command's cgroup folder, when it got one. */
+  readonly cgroup: string | null;
+};
+
+const hasMark = (pid: number, needle: string): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle);
+  } catch {
+    return false; // gone, or not ours to read (another user): not taken for the command
+  }
+};
+
+/**
+ * A finder for one command. It remembers which later-started processes it has already judged
+ * not to carry the mark, so polling during a kill reads each environment once.
+ */
+export const makeMemberFinder = (ref: CommandRef) => {
+  const unmarked = new Set<string>();
+  const needle = `${EXEC_MARK_ENV}=${ref.mark}\0`;
+  return (): ProcStat[] => {
+    const inCgroup = ref.cgroup ? cgroupPids(ref.cgroup) : null;
+    const ours = new Map<number, ProcStat>();
+    const later: ProcStat[] = [];
+    for (const s of liveProcesses()) {
+      if (s.pid === process.pid) continue;
+      if (s.pgrp === ref.pgid || inCgroup?.has(s.pid)) ours.set(s.pid, s);
+      else if (Number(s.startTime) >= ref.leaderStart) later.push(s);
+    }
+    const byParent = () => {
+      for (let grew = true; grew;) {
+        grew = false;
+        for (const s of later) {
+          if (!ours.has(s.pid) && ours.has(s.ppid)) {
+            ours.set(s.pid, s);
+            grew = true;
+          }
+        }
+      }
+    };
+    byParent();
+    for (const s of later) {
+      const key = `${s.pid}:${s.startTime}`;
+      if (ours.has(s.pid) || unmarked.has(key)) continue;
+      if (hasMark(s.pid, needle)) ours.set(s.pid, s);
+      else unmarked.add(key);
+    }
+    byParent();
+    return [...ours.values()];
+  };
+};
+
+const signal = (target: number, sig: NodeJS.Signals): void => {
+  try {
+    process.kill(target, sig);
+  } catch {
+    // ESRCH: already gone — which is what we want.
+  }
+};
+
+/** The group as a whole (new forks included), then each member that left it, and its group. */
+const signalAll = (ref: CommandRef, members: readonly ProcStat[], sig: NodeJS.Signals) => {
+  if (ref.pgid !== null) signal(-ref.pgid, sig);
+  for (const m of members) {
+    if (m.pgrp === ref.pgid) continue;
+    signal(m.pid, sig);
+    if (m.pgrp === m.pid) signal(-m.pid, sig);
+  }
+};
+
+const nextPoll = () => new Promise((r) => setTimeout(r, GROUP_POLL_INTERVAL_MS));
+
+/**
+ * TERM everything the command left, wait up to graceMs (on the injected clock) for it to go,
+ * then KILL whatever is still found, again on every poll (a process forking while it dies is
+ * caught), until nothing is left or KILL_CONFIRM_MS of real time has passed. Resolves true only
+ * when no live process of the command remains — the precondition for answering `timeout` or
+ * `killed` (X3).
+ */
+export const killCommand = async (
+  ref: CommandRef,
+  graceMs: number,
+  clock: Clock,
+): Promise<boolean> => {
+  const find = makeMemberFinder(ref);
+  const first = find();
+  if (first.length === 0) return true;
+  signalAll(ref, first, 'SIGTERM');
+  let graceOver = false;
+  let timer: TimerHandle | undefined;
+  const graceEnds = new Promise<void>((resolve) => {
+    timer = clock.after(graceMs, () => {
+      graceOver = true;
+      resolve();
+    });
+  });
+  for (;;) {
+    if (find().length === 0) {
+      timer?.cancel();
+      return true;
+    }
+    await Promise.race([nextPoll(), graceEnds]);
+    if (graceOver) break;
+  }
+  const deadline = Date.now() + KILL_CONFIRM_MS;
+  for (;;) {
+    const live = find();
+    if (live.length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    signalAll(ref, live, 'SIGKILL');
+    await nextPoll();
+  }
+};
+
+/** Whether any process of the command is still alive. */
+export const commandAlive = (ref: CommandRef): boolean => makeMemberFinder(ref)().length > 0;
