@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '../outcome.ts';
+import { once } from 'node:events';
 import { detectCgroupSupport } from '../proc/cgroup.ts';
+import { spawnGroup } from '../proc/group.ts';
 import { isProcessAlive } from '../proc/proc-stat.ts';
 import { makeExecStarter, printed } from '../test-support/exec-run.ts';
 import { makeManualClock, type ManualClock } from '../test-support/manual-clock.ts';
@@ -151,3 +153,23 @@ describe.each(MODES.filter((m) => m.cgroupBase !== null))(
     });
   },
 );
+
+describe('H7b: the cgroup wrapper', () => {
+  it('H7b: a failed move into the cgroup still runs the command once, with nothing on its stderr', async () => {
+    const tags = { mark: 'c'.repeat(32), cgroup: join(tmp.make(), 'not-a-cgroup') };
+    const g = await spawnGroup('/bin/sh', 'echo ran; echo "$DSH_EXEC_MARK"', {
+      cwd: tmp.make(),
+      env: { PATH: process.env.PATH, DSH_EXEC_MARK: 'from shellEnv' },
+      tags,
+    });
+    if ('error' in g) throw g.error;
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    g.stdout.on('data', (b: Buffer) => out.push(b));
+    g.stderr.on('data', (b: Buffer) => err.push(b));
+    expect(await g.exited).toEqual({ code: 0, signal: null });
+    await Promise.all([once(g.stdout, 'close'), once(g.stderr, 'close')]);
+    expect(Buffer.concat(out).toString()).toBe(`ran\n${tags.mark}\n`);
+    expect(Buffer.concat(err).toString()).toBe('');
+  });
+});

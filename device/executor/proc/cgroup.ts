@@ -10,8 +10,11 @@ import { posix } from 'node:path';
 
 /** The shell that moves itself into the cgroup, then execs the user's shell in its place. */
 export const CGROUP_WRAPPER_SHELL = '/bin/sh';
-/** $1 = cgroup.procs, $2 = the user's shell, $3 = the command. A failed move still runs it. */
-export const CGROUP_WRAPPER_SCRIPT = 'echo 0 > "$1" 2>/dev/null; exec "$2" -c "$3"';
+/**
+ * $1 = cgroup.procs, $2 = the user's shell, $3 = the command. A failed move still runs it, and
+ * says nothing on the command's stderr (the braces put the redirect's own error under 2>).
+ */
+export const CGROUP_WRAPPER_SCRIPT = '{ echo 0 > "$1"; } 2>/dev/null; exec "$2" -c "$3"';
 const CGROUP_PREFIX = 'dsh-exec-';
 
 export type CgroupSupport =
