@@ -167,8 +167,9 @@ describe('H7b: the cgroup wrapper', () => {
     const err: Buffer[] = [];
     g.stdout.on('data', (b: Buffer) => out.push(b));
     g.stderr.on('data', (b: Buffer) => err.push(b));
+    const closed = Promise.all([once(g.stdout, 'close'), once(g.stderr, 'close')]);
     expect(await g.exited).toEqual({ code: 0, signal: null });
-    await Promise.all([once(g.stdout, 'close'), once(g.stderr, 'close')]);
+    await closed;
     expect(Buffer.concat(out).toString()).toBe(`ran\n${tags.mark}\n`);
     expect(Buffer.concat(err).toString()).toBe('');
   });

@@ -6,13 +6,14 @@ import { access, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { Clock, TimerHandle } from '../clock.ts';
-import { LINGER_AFTER_EXIT_MS, OUTPUT_DRAIN_AFTER_KILL_MS } from '../limits.ts';
+import { LINGER_AFTER_EXIT_MS } from '../limits.ts';
 import { fail, type Outcome } from '../outcome.ts';
 import { removeCommandCgroup } from '../proc/cgroup.ts';
 import type { GroupJournal } from '../proc/group-journal.ts';
 import { makeCommandTags, spawnGroup, type SpawnedGroup } from '../proc/group.ts';
 import { killCommand } from '../proc/tree.ts';
 import type { Chunker } from './chunker.ts';
+import { bothClosed, drainOutput, type Cut } from './drain.ts';
 import type { Flow } from './flow.ts';
 
 export type StopReason = 'cancel' | 'timeout' | 'fence' | 'shutdown';
@@ -45,40 +46,6 @@ export type ExecRun = {
 
 const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number =>
   code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
-
-const closed = (s: Readable): Promise<void> =>
-  s.closed || s.destroyed ? Promise.resolve() : new Promise((r) => s.once('close', () => r()));
-
-/** Which output streams were cut because something the executor could not find held them. */
-type Cut = { readonly stdout: boolean; readonly stderr: boolean };
-
-/**
- * H7b: once every process the executor can find is gone, the rest of the output is what the
- * pipes still buffer, and they close as soon as it is read. If they stay open for
- * OUTPUT_DRAIN_AFTER_KILL_MS while being read (time paused by flow control does not count),
- * a process the executor could not find holds them: they are cut, and the answer says so,
- * instead of waiting for that process to end.
- */
-const drainOutput = async (g: SpawnedGroup, flow: Flow, clock: Clock): Promise<Cut> => {
-  const both = Promise.all([closed(g.stdout), closed(g.stderr)]);
-  let done = false;
-  void both.then(() => (done = true));
-  for (;;) {
-    let timer: TimerHandle | undefined;
-    const over = new Promise<'over'>((r) => {
-      timer = clock.after(OUTPUT_DRAIN_AFTER_KILL_MS, () => r('over'));
-    });
-    const first = await Promise.race([both.then(() => 'closed' as const), over]);
-    timer?.cancel();
-    if (first === 'closed' || done) return { stdout: false, stderr: false };
-    if (!flow.blocked()) break;
-    await flow.wait();
-  }
-  const cut = { stdout: !g.stdout.closed, stderr: !g.stderr.closed };
-  g.stdout.destroy();
-  g.stderr.destroy();
-  return cut;
-};
 
 const preflight = async (req: ExecRequest): Promise<Outcome | null> => {
   try {
@@ -145,7 +112,7 @@ export const runExec = (req: ExecRequest): ExecRun => {
     pump(spawned.stderr, 'stderr', spawned);
     const timer: TimerHandle = req.clock.after(req.timeoutMs, () => ext.stop('timeout'));
     try {
-      const pipesClosed = Promise.all([closed(spawned.stdout), closed(spawned.stderr)]);
+      const pipesClosed = bothClosed(spawned);
       const exit = await Promise.race([spawned.exited, stopped.then(() => null)]);
       if (exit) {
         // The shell is done; its pipes may be held by background children for a moment.

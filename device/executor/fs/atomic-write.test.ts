@@ -50,6 +50,16 @@ const write = async (
   return w.commit(args.contentLen, args.sha256);
 };
 
+/** startWrite's arguments for a plain path (no link on it: the walked path is the path). */
+const plain = (path: string, contentLen: number, sha256: string) => ({
+  path,
+  real: path,
+  finalLink: false,
+  contentLen,
+  sha256,
+  mode: 'replace' as const,
+});
+
 const noTemps = (dir: string) =>
   expect(readdirSync(dir).filter((n) => TEMP_NAME_PATTERN.test(n))).toEqual([]);
 
@@ -174,14 +184,7 @@ describe('writes (§3.4, X4, X5)', () => {
     });
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const big = await startWrite(
-      {
-        path: join(dir, 'b'),
-        real: join(dir, 'b'),
-        finalLink: false,
-        contentLen: 100,
-        sha256: 'a'.repeat(64),
-        mode: 'replace',
-      },
+      plain(join(dir, 'b'), 100, 'a'.repeat(64)),
       { maxWriteBytes: 10, minFreeBytes: 0 },
       journal,
     );
@@ -192,14 +195,7 @@ describe('writes (§3.4, X4, X5)', () => {
     const dir = tmp.make();
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const w = await startWrite(
-      {
-        path: join(dir, 'f'),
-        real: join(dir, 'f'),
-        finalLink: false,
-        contentLen: 3,
-        sha256: sha(Buffer.from('abc')),
-        mode: 'replace',
-      },
+      plain(join(dir, 'f'), 3, sha(Buffer.from('abc'))),
       { maxWriteBytes: 1 << 20, minFreeBytes: Number.MAX_SAFE_INTEGER },
       journal,
     );
@@ -215,18 +211,7 @@ describe('writes (§3.4, X4, X5)', () => {
     const dir = tmp.make();
     const state = join(tmp.make(), 'temps');
     const journal = makeTempJournal(state);
-    const w = await startWrite(
-      {
-        path: join(dir, 'f'),
-        real: join(dir, 'f'),
-        finalLink: false,
-        contentLen: 3,
-        sha256: sha(Buffer.from('abc')),
-        mode: 'replace',
-      },
-      limits,
-      journal,
-    );
+    const w = await startWrite(plain(join(dir, 'f'), 3, sha(Buffer.from('abc'))), limits, journal);
     expect('begin' in w).toBe(true);
     expect(readdirSync(dir).filter((n) => TEMP_NAME_PATTERN.test(n))).toHaveLength(1);
     writeFileSync(join(dir, '.user.dsh-notours.tmp'), 'keep'); // not our pattern: never touched
