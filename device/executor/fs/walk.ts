@@ -6,7 +6,7 @@
 // their links are "magic" (`/proc/self/fd/N` opens the object an fd holds, whatever its link
 // text says, even a deleted file) and their files are devices, neither of which a workspace
 // path may reach.
-import { lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { posix } from 'node:path';
 
 /** Linux's MAXSYMLINKS: more hops than this is ELOOP for the kernel too. */
@@ -44,6 +44,15 @@ const parts = (p: string): string[] => p.split('/').filter((s) => s.length > 0);
  * (open, readdir, realpath) or judged as itself (lstat, readlink, unlink, mkdir, link).
  */
 export const walkPath = async (path: string, followFinal: boolean): Promise<Walked> => {
+  if (inSpecialTree(path)) return { ok: false, refused: 'special', at: path };
+  // The usual case in one call: realpath(3) gives back the very same string only when every
+  // component exists and none is a link, so there is nothing to follow or judge hop by hop.
+  try {
+    if ((await realpath(path)) === path)
+      return { ok: true, real: path, exists: true, finalLink: false };
+  } catch {
+    // missing, a loop, a dangling link, a deleted file behind /proc: walk it
+  }
   const pending = parts(path).reverse(); // a stack: the next component is on top
   let cur = '/';
   let hops = 0;
