@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { realClock } from '../clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { makeGroupJournal } from './group-journal.ts';
 import { once } from 'node:events';
 import { makeCommandTags, spawnGroup } from './group.ts';
-import { isGroupGone, isProcessAlive, readProcStat } from './proc-stat.ts';
+import { isGroupGone, isProcessAlive, readProcStat, startTicksAt } from './proc-stat.ts';
 
 const tmp = makeTmpDirs();
 afterEach(() => tmp.cleanup());
@@ -67,5 +68,19 @@ describe('leftovers of a killed executor (R3, X3)', () => {
       expect(isProcessAlive(escaped)).toBe(false);
       expect(isGroupGone(g.pgid)).toBe(true);
     }
+  });
+
+  it('H7b: an entry without a leader bounds the search by its write time, never excluding a later process', async () => {
+    const written = Date.now();
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    await new Promise((r) => child.once('spawn', r));
+    const pid = child.pid as number;
+    expect(Number(readProcStat(pid)?.startTime)).toBeGreaterThanOrEqual(startTicksAt(written));
+    // …while what ran long before (PID 1, at boot) stays out of it on a machine up for minutes.
+    const uptimeMs = Number(readFileSync('/proc/uptime', 'latin1').split(' ')[0]) * 1000;
+    if (uptimeMs > 5 * 60_000) {
+      expect(Number(readProcStat(1)?.startTime)).toBeLessThan(startTicksAt(written));
+    }
+    process.kill(-pid, 'SIGKILL');
   });
 });

@@ -3,13 +3,13 @@
 // command is a file named by its mark (H7b), written before it is spawned — so a crash between
 // the spawn and the record still leaves a way to find it — then completed with the leader's pid
 // and start time, and removed once everything of the command is gone.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.ts';
 import { removeCommandCgroup } from './cgroup.ts';
 import type { CommandTags } from './group.ts';
-import { readProcStat } from './proc-stat.ts';
-import { commandAlive, killCommand, type CommandRef } from './tree.ts';
+import { readProcStat, startTicksAt } from './proc-stat.ts';
+import { killCommand, makeMemberFinder, type CommandRef } from './tree.ts';
 
 export type JournalEntry = {
   /** The leader is running: its group and start time join the entry. */
@@ -47,10 +47,11 @@ const readEntry = (file: string): Stored | null => {
 };
 
 /** The command an entry describes, as tree.ts finds it. */
-const refOf = (e: Stored): CommandRef => {
+const refOf = (e: Stored, writtenMs: number): CommandRef => {
   if (e.pgid === undefined || e.startTime === undefined) {
-    // Crashed before the leader was recorded: only the mark and the cgroup can find it.
-    return { pgid: null, leaderStart: 0, mark: e.mark, cgroup: e.cgroup };
+    // Crashed before the leader was recorded: only the mark and the cgroup can find it, among
+    // processes started after the entry was written.
+    return { pgid: null, leaderStart: startTicksAt(writtenMs), mark: e.mark, cgroup: e.cgroup };
   }
   const leader = readProcStat(e.pgid);
   // A leader alive under another start time means the pid was reused: that group is not
@@ -86,10 +87,11 @@ export const makeGroupJournal = (dir: string): GroupJournal => {
             ? readEntry(join(dir, name))
             : null;
         if (entry) {
-          const ref = refOf(entry);
-          if (commandAlive(ref)) {
+          const ref = refOf(entry, statSync(join(dir, name)).mtimeMs);
+          const find = makeMemberFinder(ref);
+          if (find().length > 0) {
             reaped += 1;
-            await killCommand(ref, graceMs, clock);
+            await killCommand(ref, graceMs, clock, find);
           }
           if (ref.cgroup) removeCommandCgroup(ref.cgroup);
         }

@@ -104,8 +104,8 @@ export const killCommand = async (
   ref: CommandRef,
   graceMs: number,
   clock: Clock,
+  find: () => ProcStat[] = makeMemberFinder(ref),
 ): Promise<boolean> => {
-  const find = makeMemberFinder(ref);
   const first = find();
   if (first.length === 0) return true;
   signalAll(ref, first, 'SIGTERM');
@@ -134,6 +134,3 @@ export const killCommand = async (
     await nextPoll();
   }
 };
-
-/** Whether any process of the command is still alive. */
-export const commandAlive = (ref: CommandRef): boolean => makeMemberFinder(ref)().length > 0;
