@@ -26,51 +26,75 @@ export type CommandRef = {
   readonly cgroup: string | null;
 };
 
-const hasMark = (pid: number, needle: string): boolean => {
+const MARK_PREFIX = `${EXEC_MARK_ENV}=`;
+
+/** The mark in a process's environment as /proc shows it (its state at its last exec), or null. */
+const readMark = (pid: number): string | null => {
+  let env: string;
   try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle);
+    env = readFileSync(`/proc/${pid}/environ`, 'latin1');
   } catch {
-    return false; // gone, or not ours to read (another user): not taken for the command
+    return null; // gone, or not ours to read (another user): not taken for a command
   }
+  const entries = `\0${env}`; // every entry now starts after a NUL, the first one too
+  const at = entries.indexOf(`\0${MARK_PREFIX}`);
+  if (at < 0) return null;
+  const from = at + 1 + MARK_PREFIX.length;
+  const end = entries.indexOf('\0', from);
+  return entries.slice(from, end < 0 ? undefined : end);
 };
 
 /**
- * A finder for one command. It remembers which later-started processes it has already judged
- * not to carry the mark, so polling during a kill reads each environment once.
+ * Marks already read, by pid and start time, shared by every finder of this executor: each
+ * process's environment is read once, however many commands end or are killed while it lives.
  */
-export const makeMemberFinder = (ref: CommandRef) => {
-  const unmarked = new Set<string>();
-  const needle = `${EXEC_MARK_ENV}=${ref.mark}\0`;
-  return (): ProcStat[] => {
-    const inCgroup = ref.cgroup ? cgroupPids(ref.cgroup) : null;
-    const ours = new Map<number, ProcStat>();
-    const later: ProcStat[] = [];
-    for (const s of liveProcesses()) {
-      if (s.pid === process.pid) continue;
-      if (s.pgrp === ref.pgid || inCgroup?.has(s.pid)) ours.set(s.pid, s);
-      else if (Number(s.startTime) >= ref.leaderStart) later.push(s);
-    }
-    const byParent = () => {
-      for (let grew = true; grew;) {
-        grew = false;
-        for (const s of later) {
-          if (!ours.has(s.pid) && ours.has(s.ppid)) {
-            ours.set(s.pid, s);
-            grew = true;
-          }
+const marks = new Map<string, string | null>();
+/** Past this many remembered processes, the ones no longer alive are forgotten. */
+const MARKS_PRUNE_AT = 4096;
+
+const markOf = (s: ProcStat): string | null => {
+  const key = `${s.pid}:${s.startTime}`;
+  let m = marks.get(key);
+  if (m === undefined) {
+    m = readMark(s.pid);
+    marks.set(key, m);
+  }
+  return m;
+};
+
+const pruneMarks = (live: readonly ProcStat[]) => {
+  if (marks.size < MARKS_PRUNE_AT) return;
+  const keep = new Set(live.map((s) => `${s.pid}:${s.startTime}`));
+  for (const k of marks.keys()) if (!keep.has(k)) marks.delete(k);
+};
+
+/** A finder for one command: each call is one pass over /proc. */
+export const makeMemberFinder = (ref: CommandRef) => (): ProcStat[] => {
+  const inCgroup = ref.cgroup ? cgroupPids(ref.cgroup) : null;
+  const ours = new Map<number, ProcStat>();
+  const later: ProcStat[] = [];
+  const live = liveProcesses();
+  for (const s of live) {
+    if (s.pid === process.pid) continue;
+    if (s.pgrp === ref.pgid || inCgroup?.has(s.pid)) ours.set(s.pid, s);
+    else if (Number(s.startTime) >= ref.leaderStart) later.push(s);
+  }
+  const byParent = () => {
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const s of later) {
+        if (!ours.has(s.pid) && ours.has(s.ppid)) {
+          ours.set(s.pid, s);
+          grew = true;
         }
       }
-    };
-    byParent();
-    for (const s of later) {
-      const key = `${s.pid}:${s.startTime}`;
-      if (ours.has(s.pid) || unmarked.has(key)) continue;
-      if (hasMark(s.pid, needle)) ours.set(s.pid, s);
-      else unmarked.add(key);
     }
-    byParent();
-    return [...ours.values()];
   };
+  byParent();
+  for (const s of later) if (!ours.has(s.pid) && markOf(s) === ref.mark) ours.set(s.pid, s);
+  byParent();
+  pruneMarks(live);
+  return [...ours.values()];
 };
 
 const signal = (target: number, sig: NodeJS.Signals): void => {
