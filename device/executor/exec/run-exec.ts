@@ -10,7 +10,12 @@ import { LINGER_AFTER_EXIT_MS } from '../limits.ts';
 import { fail, type Outcome } from '../outcome.ts';
 import { removeCommandCgroup } from '../proc/cgroup.ts';
 import type { GroupJournal } from '../proc/group-journal.ts';
-import { makeCommandTags, spawnGroup, type SpawnedGroup } from '../proc/group.ts';
+import {
+  createPlannedCgroup,
+  planCommandTags,
+  spawnGroup,
+  type SpawnedGroup,
+} from '../proc/group.ts';
 import { killCommand } from '../proc/tree.ts';
 import type { Chunker } from './chunker.ts';
 import { bothClosed, drainOutput, type Cut } from './drain.ts';
@@ -90,8 +95,9 @@ export const runExec = (req: ExecRequest): ExecRun => {
     if (bad) return bad;
     if (stopReason) return notStarted(stopReason);
     // H7b: mark and cgroup exist, and are journalled, before the first process does.
-    const tags = makeCommandTags(req.cgroupBase);
-    const entry = req.journal.open(tags);
+    const planned = planCommandTags(req.cgroupBase);
+    const entry = req.journal.open(planned);
+    const tags = createPlannedCgroup(planned);
     const spawned = await spawnGroup(req.shell, req.command, {
       cwd: req.cwd,
       env: req.env,

@@ -72,14 +72,17 @@ export const detectCgroupSupport = (): CgroupSupport => {
 
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException)?.code ?? 'error';
 
-/** A fresh cgroup for one command, or null when it cannot be made (the command runs anyway). */
-export const makeCommandCgroup = (base: string, mark: string): string | null => {
-  const dir = posix.join(base, `${CGROUP_PREFIX}${mark}`);
+/** Where one command's cgroup goes (named by its mark); made by createCommandCgroup. */
+export const commandCgroupPath = (base: string, mark: string): string =>
+  posix.join(base, `${CGROUP_PREFIX}${mark}`);
+
+/** Makes a command's cgroup; false when it cannot be made (the command runs without one). */
+export const createCommandCgroup = (dir: string): boolean => {
   try {
     mkdirSync(dir);
-    return dir;
+    return true;
   } catch {
-    return null;
+    return false;
   }
 };
 

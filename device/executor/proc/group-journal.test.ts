@@ -6,7 +6,7 @@ import { realClock } from '../clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { makeGroupJournal } from './group-journal.ts';
 import { once } from 'node:events';
-import { makeCommandTags, spawnGroup } from './group.ts';
+import { planCommandTags, spawnGroup } from './group.ts';
 import { isGroupGone, isProcessAlive, readProcStat, startTicksAt } from './proc-stat.ts';
 
 const tmp = makeTmpDirs();
@@ -51,7 +51,7 @@ describe('leftovers of a killed executor (R3, X3)', () => {
     const dir = join(tmp.make(), 'groups');
     for (const recordLeader of [true, false]) {
       // Without the leader recorded (a crash between spawn and record), the mark alone finds it.
-      const tags = makeCommandTags(null);
+      const tags = planCommandTags(null);
       const entry = makeGroupJournal(dir).open(tags);
       const g = await spawnGroup('/bin/sh', "sh -c 'setsid sleep 300 & echo $!'; sleep 300", {
         cwd: tmp.make(),

@@ -93,7 +93,9 @@ export const makeGroupJournal = (dir: string): GroupJournal => {
             reaped += 1;
             await killCommand(ref, graceMs, clock, find);
           }
-          if (ref.cgroup) removeCommandCgroup(ref.cgroup);
+          // A cgroup that cannot be removed yet (a process still leaving it) keeps its entry
+          // for the next start, rather than being forgotten with it.
+          if (ref.cgroup && !removeCommandCgroup(ref.cgroup)) continue;
         }
         rmSync(join(dir, name), { force: true });
       }

@@ -8,7 +8,8 @@ import type { Readable } from 'node:stream';
 import {
   CGROUP_WRAPPER_SCRIPT,
   CGROUP_WRAPPER_SHELL,
-  makeCommandCgroup,
+  commandCgroupPath,
+  createCommandCgroup,
   procsFile,
 } from './cgroup.ts';
 import { readProcStat } from './proc-stat.ts';
@@ -31,11 +32,18 @@ export type SpawnFailure = { readonly error: NodeJS.ErrnoException };
 /** What besides the group finds a command's processes (tree.ts). */
 export type CommandTags = { readonly mark: string; readonly cgroup: string | null };
 
-/** A fresh mark, and a fresh cgroup where cgroupBase allows one; made before the spawn. */
-export const makeCommandTags = (cgroupBase: string | null): CommandTags => {
+/**
+ * A fresh mark, and where cgroupBase allows one, the path of the command's cgroup — not made yet:
+ * the journal records it first, so no crash can leave a cgroup nobody knows about.
+ */
+export const planCommandTags = (cgroupBase: string | null): CommandTags => {
   const mark = randomBytes(16).toString('hex');
-  return { mark, cgroup: cgroupBase ? makeCommandCgroup(cgroupBase, mark) : null };
+  return { mark, cgroup: cgroupBase ? commandCgroupPath(cgroupBase, mark) : null };
 };
+
+/** Makes the planned cgroup; the tags without it when it cannot be made. */
+export const createPlannedCgroup = (tags: CommandTags): CommandTags =>
+  tags.cgroup && createCommandCgroup(tags.cgroup) ? tags : { mark: tags.mark, cgroup: null };
 
 /**
  * Spawns `shell -c command` as the leader of a new process group. With a cgroup, a small
