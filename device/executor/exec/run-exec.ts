@@ -94,7 +94,7 @@ export const runExec = (req: ExecRequest): ExecRun => {
     const bad = await preflight(req);
     if (bad) return bad;
     if (stopReason) return notStarted(stopReason);
-    // H7b: mark and cgroup exist, and are journalled, before the first process does.
+    // H7b: the mark and the cgroup are journalled before the cgroup or any process exists.
     const planned = planCommandTags(req.cgroupBase);
     const entry = req.journal.open(planned);
     const tags = createPlannedCgroup(planned);
