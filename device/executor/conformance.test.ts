@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { isGroupGone, isProcessAlive } from './proc/proc-stat.ts';
 import { collect, makeHarness, stdoutOf, type Harness } from './test-support/harness.ts';
 import { parseFrame } from './test-support/fault-proxy.ts';
+import type { StreamItem } from '../lane/index.ts';
 import { SUPPORTED_KINDS } from './tasks.ts';
 
 let h: Harness;
@@ -272,6 +273,14 @@ describe('instructions through the lane (§3, §4)', () => {
   });
 });
 
+/** The number the command prints first (a pid it reports), from its live output. */
+const firstNumberPrinted = (d: { output: { onChunk(fn: (i: StreamItem) => void): void } }) =>
+  new Promise<number>((resolve) =>
+    d.output.onChunk((i) => {
+      if (i.kind === 'stdout') resolve(Number(i.data.toString()));
+    }),
+  );
+
 describe('cancel and timeout kill the whole group (R11, R12, X3)', () => {
   it('R11: cancel kills grandchildren (sh -c "sleep 999 & sleep 999" leaves nothing) and answers killed', async () => {
     h = await makeHarness();
@@ -309,5 +318,34 @@ describe('cancel and timeout kill the whole group (R11, R12, X3)', () => {
     expect(r.outcome).toMatchObject({ ok: false, errorCode: 'timeout' });
     const [pid] = stdoutOf(r.items).split('\n').map(Number);
     expect(isProcessAlive(pid as number)).toBe(false);
+  });
+
+  it("H7b: a `setsid` descendant holding the output: a 1.5 s timeoutMs answers timeout before the lane's backstop, and the descendant is gone", async () => {
+    // The lane's own ceiling is timeoutMs + executionGraceMs: an executor answering later than
+    // that is written off as outcome_unknown by the lane, which this test would see.
+    h = await makeHarness({ executionGraceMs: 6000 });
+    await h.online();
+    const d = h.lane.dispatch(h.deviceId, {
+      kind: 'execStream',
+      args: { command: 'setsid sleep 300 & echo $!; wait' },
+      timeoutMs: 1500,
+    });
+    const pid = firstNumberPrinted(d);
+    expect(await d.outcome).toMatchObject({ ok: false, errorCode: 'timeout' });
+    expect(isProcessAlive(await pid)).toBe(false);
+  });
+
+  it('H7b: cancel of a command whose orphaned `setsid` grandchild holds the output answers killed within the cancel grace', async () => {
+    h = await makeHarness({ cancelGraceMs: 6000 });
+    await h.online();
+    const d = h.lane.dispatch(h.deviceId, {
+      kind: 'execStream',
+      args: { command: "sh -c 'setsid sleep 300 & echo $!'; sleep 300" },
+    });
+    const pid = firstNumberPrinted(d);
+    const escaped = await pid;
+    h.lane.cancel(d.instructionId);
+    expect(await d.outcome).toEqual({ ok: true, kind: 'cancelled', state: 'killed' });
+    expect(isProcessAlive(escaped)).toBe(false);
   });
 });

@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapabilities } from './capabilities.ts';
 import { realClock } from './clock.ts';
+import { rootProblem } from './fs/contain.ts';
 import { makeTempJournal } from './fs/temp-journal.ts';
 import { loadKey, loadRecord } from './keystore.ts';
 import * as L from './limits.ts';
 import { acquireInstanceLock } from './lock.ts';
 import { silentLogger } from './log.ts';
+import { detectCgroupSupport } from './proc/cgroup.ts';
 import { makeGroupJournal } from './proc/group-journal.ts';
 import { serve } from './serve.ts';
 import { ExecutorStartError } from './start-error.ts';
@@ -65,8 +67,15 @@ export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> =>
     if (swept || reaped)
       log('info', 'start.cleanup', { sweptTempFiles: swept, killedGroups: reaped });
 
+    const cgroups = opts.cgroups === false ? null : detectCgroupSupport();
+    log('info', 'start.cgroups', {
+      state: cgroups === null ? 'off' : cgroups.ok ? 'on' : 'unavailable',
+    });
     const caps = await readCapabilities(record.server, opts.fetch ?? fetch);
     const tempRoot = opts.tempRoot ?? join(tmpdir(), `dsh-device-${deviceId}`);
+    // H7a: nothing under /proc or /dev is ever served, so such a root would refuse everything.
+    const rootRefused = rootProblem(record.workspaceRoot) ?? rootProblem(tempRoot);
+    if (rootRefused) throw new ExecutorStartError('workspace_refused', rootRefused);
     mkdirSync(tempRoot, { recursive: true, mode: 0o700 });
 
     return serve({
@@ -82,6 +91,7 @@ export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> =>
       tempRoot,
       temps,
       groups,
+      cgroupBase: cgroups?.ok ? cgroups.base : null,
       releaseLock: () => lock.release(),
     });
   } catch (e) {

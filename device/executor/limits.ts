@@ -23,6 +23,11 @@ export const DEFAULT_KILL_GRACE_MS = 2000;
 export const KILL_CONFIRM_MS = 3000;
 /** How often /proc is scanned while waiting for a process group to disappear. */
 export const GROUP_POLL_INTERVAL_MS = 15;
+/**
+ * H7b: after everything the executor can find of a command is dead, how long its output may
+ * stay open while being read before a process nobody could identify is assumed to hold it.
+ */
+export const OUTPUT_DRAIN_AFTER_KILL_MS = 1000;
 /** After the shell exits, how long its pipes may stay open before the rest of its group is killed. */
 export const LINGER_AFTER_EXIT_MS = 500;
 /** Pipe output of one kind is coalesced for at most this long so tiny writes do not flood chunks. */

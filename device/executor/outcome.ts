@@ -18,6 +18,10 @@ export const fail = (errorCode: DeviceOutcomeErrorCode, message: string): Failur
   message,
 });
 
+/** H7a: a component turned into a symbolic link after containment walked the path. */
+export const linkSwapped = (path: string): Failure =>
+  fail('permission_denied', `${path} changed into a symbolic link while it was in use; refused`);
+
 /** Maps a Node fs error to the spec's error codes, with a message naming the path. */
 export const fsFailure = (e: unknown, path: string, doing: string): Failure => {
   const code = (e as NodeJS.ErrnoException)?.code;

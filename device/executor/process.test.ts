@@ -105,6 +105,8 @@ describe('at most once under kill -9 (§5.0, R3)', () => {
     // Nothing the killed executors started is still running, and no temp file is left behind.
     const pgids = lines.map((l) => Number(l.split(' ')[1]));
     expect(pgids.filter((p) => !isGroupGone(p))).toEqual([]);
+    // H7b: every journalled command was accounted for — its processes and its cgroup gone.
+    expect(readdirSync(join(h.keyDir, 'state', 'groups'))).toEqual([]);
     expect(readdirSync(h.workspace).filter((n) => TEMP_NAME_PATTERN.test(n))).toEqual([]);
     const ok = outcomes.filter((o) => o.outcome.ok).length;
     console.info(

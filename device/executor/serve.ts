@@ -67,6 +67,8 @@ export type RunParams = {
   tempRoot: string;
   temps: TempJournal;
   groups: GroupJournal;
+  /** H7b: where each command gets its own cgroup; null: the /proc walk alone. */
+  cgroupBase: string | null;
   releaseLock: () => void;
 };
 
@@ -109,6 +111,7 @@ export const serve = (p: RunParams): Executor => {
     clock,
     flow,
     groups: p.groups,
+    cgroupBase: p.cgroupBase,
     temps: p.temps,
     emitChunk(id: string, chunk: OutChunk) {
       if (writtenOff.has(id)) return;

@@ -25,10 +25,17 @@ export const writeTask = (
     settle(o);
   };
   const writer: Promise<PendingWrite | Failure> = (async () => {
-    const refused = await ctx.containment.check(path, { followFinal: mode !== 'exclusive' });
-    if (refused) return refused;
+    const served = await ctx.containment.check(path, { followFinal: mode !== 'exclusive' });
+    if (!served.ok) return served;
     return startWrite(
-      { path, contentLen: a.contentLen, sha256: a.sha256, mode },
+      {
+        path,
+        real: served.real,
+        finalLink: served.finalLink,
+        contentLen: a.contentLen,
+        sha256: a.sha256,
+        mode,
+      },
       { maxWriteBytes: ctx.limits.maxWriteBytes, minFreeBytes: ctx.limits.minFreeBytes },
       ctx.temps,
     );

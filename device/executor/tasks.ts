@@ -56,6 +56,7 @@ export type TaskContext = {
   readonly clock: Clock;
   readonly flow: Flow;
   readonly groups: GroupJournal;
+  readonly cgroupBase: string | null;
   readonly temps: TempJournal;
   readonly emitChunk: (instructionId: string, chunk: OutChunk) => void;
 };
@@ -76,12 +77,16 @@ const immediate = (frame: DeviceInstructionFrame, outcome: Promise<Outcome>): Ta
   payload: () => {},
 });
 
+/** Runs op on the walked path when containment serves the caller's path (H7a). */
 const checked = async (
   ctx: TaskContext,
   path: string,
   followFinal: boolean,
-  op: () => Promise<Outcome>,
-): Promise<Outcome> => (await ctx.containment.check(path, { followFinal })) ?? op();
+  op: (real: string) => Promise<Outcome>,
+): Promise<Outcome> => {
+  const served = await ctx.containment.check(path, { followFinal });
+  return served.ok ? op(served.real) : served;
+};
 
 export const startTask = (frame: DeviceInstructionFrame, ctx: TaskContext): Task => {
   const kind = frame.kind;
@@ -118,40 +123,45 @@ export const startTask = (frame: DeviceInstructionFrame, ctx: TaskContext): Task
     case 'fileInfo':
       return immediate(
         frame,
-        checked(ctx, path, false, () => fileInfo(path)),
+        checked(ctx, path, false, (real) => fileInfo(path, real)),
       );
     case 'listDir':
       return immediate(
         frame,
-        checked(ctx, path, true, () => listDir(path)),
+        checked(ctx, path, true, (real) => listDir(path, real)),
       );
     case 'canonicalPath':
       return immediate(
         frame,
-        checked(ctx, path, true, () => canonicalPath(path)),
+        checked(ctx, path, true, (real) => canonicalPath(path, real)),
       );
     case 'exists':
       return immediate(
         frame,
-        checked(ctx, path, false, () => exists(path)),
+        checked(ctx, path, false, (real) => exists(path, real)),
       );
     case 'readLink':
       return immediate(
         frame,
-        checked(ctx, path, false, () => readLink(path)),
+        checked(ctx, path, false, (real) => readLink(path, real)),
       );
     case 'createDir':
       return immediate(
         frame,
-        checked(ctx, path, false, () =>
-          createDir(path, (a.recursive as boolean | undefined) ?? true),
+        checked(ctx, path, false, (real) =>
+          createDir(path, real, (a.recursive as boolean | undefined) ?? true),
         ),
       );
     case 'remove':
       return immediate(
         frame,
-        checked(ctx, path, false, () =>
-          remove(path, (a.recursive as boolean | undefined) ?? false, ctx.containment.isRoot(path)),
+        checked(ctx, path, false, (real) =>
+          remove(
+            path,
+            real,
+            (a.recursive as boolean | undefined) ?? false,
+            ctx.containment.isRoot(path) || ctx.containment.isRoot(real),
+          ),
         ),
       );
     case 'createTempDir':
@@ -174,15 +184,15 @@ const execTask = (frame: DeviceInstructionFrame, command: string, ctx: TaskConte
   let stopReason: StopReason | null = null;
   let run: ReturnType<typeof runExec> | null = null;
   const done = (async (): Promise<Outcome> => {
-    const refused = await ctx.containment.check(cwd, { followFinal: true });
-    if (refused) return refused;
+    const served = await ctx.containment.check(cwd, { followFinal: true });
+    if (!served.ok) return served;
     if (stopReason)
       return stopReason === 'timeout'
         ? fail('timeout', 'timed out before start')
         : { ok: true, kind: 'cancelled', state: 'not_started' };
     run = runExec({
       command,
-      cwd,
+      cwd: served.real,
       // §6.8: shellEnv over the executor's environment, for this command only.
       env: { ...ctx.baseEnv, ...(frame.shellEnv ?? {}) },
       timeoutMs: frame.timeoutMs,
@@ -192,6 +202,7 @@ const execTask = (frame: DeviceInstructionFrame, command: string, ctx: TaskConte
       chunker: chunkerFor(frame, ctx, ctx.limits.maxOutputBytesPerStream),
       flow: ctx.flow,
       journal: ctx.groups,
+      cgroupBase: ctx.cgroupBase,
     });
     return run.done;
   })();
@@ -217,11 +228,12 @@ const readTask = (
   let run: ReturnType<typeof runRead> | null = null;
   let timer: TimerHandle | undefined;
   const done = (async (): Promise<Outcome> => {
-    const refused = await ctx.containment.check(path, { followFinal: true });
-    if (refused) return refused;
+    const served = await ctx.containment.check(path, { followFinal: true });
+    if (!served.ok) return served;
     if (stopReason) return { ok: true, kind: 'cancelled', state: 'not_started' };
     run = runRead({
       path,
+      real: served.real,
       maxReadBytes: ctx.limits.maxReadBytes,
       chunker: chunkerFor(frame, ctx, Number.MAX_SAFE_INTEGER),
       flow: ctx.flow,

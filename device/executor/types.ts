@@ -28,6 +28,11 @@ export type ExecutorOptions = {
   readonly maxUnackedChunkBytes?: number;
   readonly maxHeldResults?: number;
   readonly maxResultSends?: number;
+  /**
+   * H7b: give each command a cgroup of its own where this process may create one (default
+   * true); false: find a command's processes through /proc alone.
+   */
+  readonly cgroups?: boolean;
   /** Observability for tests and hosts: ids, codes and states only. */
   readonly onEvent?: (e: ExecutorEvent) => void;
 };

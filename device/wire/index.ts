@@ -12,6 +12,7 @@ export * from './parse-device-frame.ts';
 export * from './parse-server-frame.ts';
 export * from './instruction-args.ts';
 export * from './http.ts';
+export * from './capabilities.ts';
 export * from './encode.ts';
 export { isCanonicalGen, SHA256_HEX_PATTERN } from './check.ts';
 export * from './parse-device-bytes.ts';

@@ -7,7 +7,8 @@
 //     loopback WebSocket with no protocol at all — the most this transport allows here;
 //  3. CPU per 64 MiB of each process (lane = this process, executor, raw reader), which the other
 //     helpers' load on a shared machine does not change as much as it changes wall time;
-//  4. small-instruction round trips (`exists`, `fileInfo`) p50/p99;
+//  4. small-instruction round trips (`exists`, `fileInfo`, `exists` 8 folders deep, `exec true`)
+//     p50/p99;
 //  5. the building blocks: lane stage 1 of a chunk frame (scan vs generic JSON), a chunk frame by
 //     concatenation vs JSON.stringify, Ed25519 signing with node:crypto vs tweetnacl.
 // Bounded: BENCH_DEVICE_MIB (default 256) of output per stream, BENCH_DEVICE_REPS rounds,
@@ -16,7 +17,7 @@ import { enrolledLane } from './enrolled-lane.ts';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +34,7 @@ import { makeChunker } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';
 import { CHUNK_COALESCE_MS } from '../limits.ts';
+import { detectCgroupSupport } from '../proc/cgroup.ts';
 import { makeGroupJournal } from '../proc/group-journal.ts';
 import { spawnExecutor } from '../test-support/child.ts';
 
@@ -188,6 +190,7 @@ const executorAlone = async (): Promise<number> => {
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-gj-'));
+  const cgroupSupport = detectCgroupSupport(); // as the executor does at start
   const t0 = performance.now();
   await runExec({
     command: COMMAND,
@@ -200,6 +203,7 @@ const executorAlone = async (): Promise<number> => {
     chunker,
     flow: openFlow,
     journal: makeGroupJournal(join(dir, 'g')),
+    cgroupBase: cgroupSupport.ok ? cgroupSupport.base : null,
   }).done;
   const ms = performance.now() - t0;
   rmSync(dir, { recursive: true, force: true });
@@ -272,15 +276,41 @@ const main = async () => {
       floorReceiver: per64(rounds.map((r) => r.floor.receiverCpu)),
     };
 
-    const rtt: Record<'exists' | 'fileInfo', number[]> = { exists: [], fileInfo: [] };
-    for (const kind of ['exists', 'fileInfo'] as const) {
-      for (let i = 0; i < RTT_COUNT; i += 1) {
+    const rtt: Record<'exists' | 'fileInfo' | 'deep' | 'exec', number[]> = {
+      exists: [],
+      fileInfo: [],
+      deep: [],
+      exec: [],
+    };
+    // `deep`: exists on a path 8 folders below the workspace (containment walks each one, H7a).
+    const deepPath = join(workspace, 'a/b/c/d/e/f/g/h');
+    mkdirSync(deepPath, { recursive: true });
+    const timed = async (key: keyof typeof rtt, n: number, go: () => Promise<{ ok: boolean }>) => {
+      for (let i = 0; i < n; i += 1) {
         const s = performance.now();
-        const o = await t.lane.dispatch(deviceId, { kind, args: { path: workspace } }).outcome;
-        if (!o.ok) throw new Error(`${kind} failed: ${JSON.stringify(o)}`);
-        rtt[kind].push(performance.now() - s);
+        const o = await go();
+        if (!o.ok) throw new Error(`${key} failed: ${JSON.stringify(o)}`);
+        rtt[key].push(performance.now() - s);
       }
+    };
+    for (const kind of ['exists', 'fileInfo'] as const) {
+      await timed(
+        kind,
+        RTT_COUNT,
+        () => t.lane.dispatch(deviceId, { kind, args: { path: workspace } }).outcome,
+      );
     }
+    await timed(
+      'deep',
+      RTT_COUNT,
+      () => t.lane.dispatch(deviceId, { kind: 'exists', args: { path: deepPath } }).outcome,
+    );
+    // `exec true`: spawn, the H7b wrapper and cgroup where available, the /proc scan at exit.
+    await timed('exec', Math.ceil(RTT_COUNT / 4), async () => {
+      const h = t.lane.dispatch(deviceId, { kind: 'exec', args: { command: 'true' } });
+      for await (const item of h.output) void item;
+      return h.outcome;
+    });
     // Where the lane spends a chunk: its strict parser (canonical base64 check) vs JSON.parse.
     const sample = encodeDataChunkFrame({
       gen: '1',
@@ -316,6 +346,8 @@ const main = async () => {
       `| executor's half alone (child output → 64 KiB chunks → frame bytes, no socket) | ${aloneMBs.toFixed(0)} MiB/s (${((aloneMBs / rawMBs) * 100).toFixed(0)} % of raw) |`,
       `| \`exists\` round trip p50 / p99 (target p99 ≤ 5 ms) | ${pct(rtt.exists, 50).toFixed(2)} / ${pct(rtt.exists, 99).toFixed(2)} ms |`,
       `| \`fileInfo\` round trip p50 / p99 | ${pct(rtt.fileInfo, 50).toFixed(2)} / ${pct(rtt.fileInfo, 99).toFixed(2)} ms |`,
+      `| \`exists\` 8 folders deep, p50 / p99 | ${pct(rtt.deep, 50).toFixed(2)} / ${pct(rtt.deep, 99).toFixed(2)} ms |`,
+      `| \`exec true\` round trip p50 / p99 (${rtt.exec.length}) | ${pct(rtt.exec, 50).toFixed(2)} / ${pct(rtt.exec, 99).toFixed(2)} ms |`,
       `| lane stage 1 of one 64 KiB chunk frame: byte scan vs generic (UTF-8 decode + JSON.parse + checks) | ${scanMs.toFixed(3)} ms vs ${parseMs.toFixed(3)} ms |`,
       `| chunk frame (64 KiB raw): concatenation vs JSON.stringify | ${(frames.concatMs * 1000).toFixed(1)} µs vs ${(frames.jsonMs * 1000).toFixed(1)} µs (${(frames.jsonMs / frames.concatMs).toFixed(1)}×) |`,
       `| Ed25519 sign (102-byte hello payload): node:crypto vs tweetnacl | ${signing.nodeMs.toFixed(3)} ms vs ${signing.naclMs.toFixed(2)} ms |`,

@@ -2,65 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClock, type Clock } from '../clock.ts';
-import { makeGroupJournal } from '../proc/group-journal.ts';
 import { isGroupGone, isProcessAlive } from '../proc/proc-stat.ts';
+import { bytesOf, makeExecStarter, printed } from '../test-support/exec-run.ts';
 import { makeManualClock } from '../test-support/manual-clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
-import { makeChunker, type OutChunk } from './chunker.ts';
-import { openFlow } from './flow.ts';
-import { runExec } from './run-exec.ts';
 
 const tmp = makeTmpDirs();
 afterEach(() => tmp.cleanup());
 
-const start = (
-  command: string,
-  o: {
-    timeoutMs?: number;
-    clock?: Clock;
-    cap?: number;
-    cwd?: string;
-    env?: NodeJS.ProcessEnv;
-    shell?: string;
-  } = {},
-) => {
-  const dir = o.cwd ?? tmp.make();
-  const chunks: OutChunk[] = [];
-  const clock = o.clock ?? realClock;
-  const chunker = makeChunker({
-    maxBytesPerStream: o.cap ?? 1 << 30,
-    emit: (c) => chunks.push(c),
-    clock,
-    coalesceMs: 0,
-  });
-  const run = runExec({
-    command,
-    cwd: dir,
-    env: o.env ?? { PATH: process.env.PATH },
-    timeoutMs: o.timeoutMs ?? 10_000,
-    shell: o.shell ?? '/bin/sh',
-    killGraceMs: 1000,
-    clock,
-    chunker,
-    flow: openFlow,
-    journal: makeGroupJournal(join(tmp.make(), 'groups')),
-  });
-  return { run, chunks, dir };
-};
-
-const bytesOf = (chunks: OutChunk[], kind: 'stdout' | 'stderr') =>
-  Buffer.concat(chunks.flatMap((c) => (c.kind === kind ? [Buffer.from(c.b64, 'base64')] : [])));
-
-/** Resolves once the command printed `lines` lines on stdout. */
-const printed = async (chunks: OutChunk[], lines: number): Promise<string[]> => {
-  for (;;) {
-    const text = bytesOf(chunks, 'stdout').toString();
-    const got = text.split('\n').filter(Boolean);
-    if (got.length >= lines) return got;
-    await new Promise((r) => setImmediate(r));
-  }
-};
+const start = makeExecStarter(tmp);
 
 describe('exec (§4, X3, X4)', () => {
   it('§4: a command with no output still ends with exactly one exit chunk, streamSeq 0', async () => {

@@ -8,9 +8,17 @@ import type { Readable } from 'node:stream';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { LINGER_AFTER_EXIT_MS } from '../limits.ts';
 import { fail, type Outcome } from '../outcome.ts';
+import { removeCommandCgroup } from '../proc/cgroup.ts';
 import type { GroupJournal } from '../proc/group-journal.ts';
-import { killGroup, spawnGroup, type SpawnedGroup } from '../proc/group.ts';
+import {
+  createPlannedCgroup,
+  planCommandTags,
+  spawnGroup,
+  type SpawnedGroup,
+} from '../proc/group.ts';
+import { killCommand } from '../proc/tree.ts';
 import type { Chunker } from './chunker.ts';
+import { bothClosed, drainOutput, type Cut } from './drain.ts';
 import type { Flow } from './flow.ts';
 
 export type StopReason = 'cancel' | 'timeout' | 'fence' | 'shutdown';
@@ -26,6 +34,8 @@ export type ExecRequest = {
   readonly chunker: Chunker;
   readonly flow: Flow;
   readonly journal: GroupJournal;
+  /** Where this command's cgroup is made (H7b); null: none, the /proc walk alone. */
+  readonly cgroupBase: string | null;
 };
 
 export type ExecRun = {
@@ -41,9 +51,6 @@ export type ExecRun = {
 
 const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number =>
   code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
-
-const closed = (s: Readable): Promise<void> =>
-  s.closed || s.destroyed ? Promise.resolve() : new Promise((r) => s.once('close', () => r()));
 
 const preflight = async (req: ExecRequest): Promise<Outcome | null> => {
   try {
@@ -87,20 +94,31 @@ export const runExec = (req: ExecRequest): ExecRun => {
     const bad = await preflight(req);
     if (bad) return bad;
     if (stopReason) return notStarted(stopReason);
-    const spawned = await spawnGroup(req.shell, req.command, { cwd: req.cwd, env: req.env });
+    // H7b: the mark and the cgroup are journalled before the cgroup or any process exists.
+    const planned = planCommandTags(req.cgroupBase);
+    const entry = req.journal.open(planned);
+    const tags = createPlannedCgroup(planned);
+    const spawned = await spawnGroup(req.shell, req.command, {
+      cwd: req.cwd,
+      env: req.env,
+      tags,
+    });
     if ('error' in spawned) {
+      if (tags.cgroup) removeCommandCgroup(tags.cgroup);
+      entry.close();
       const code = spawned.error.code;
       return code === 'ENOENT'
         ? fail('shell_unavailable', `the shell ${req.shell} could not be started (ENOENT)`)
         : fail('spawn_error', `the command could not be spawned (${code ?? 'unknown error'})`);
     }
     group = spawned;
-    req.journal.record(spawned.pgid, spawned.startTime);
+    entry.started(spawned.pgid, spawned.startTime);
+    let allGone = false;
     pump(spawned.stdout, 'stdout', spawned);
     pump(spawned.stderr, 'stderr', spawned);
     const timer: TimerHandle = req.clock.after(req.timeoutMs, () => ext.stop('timeout'));
     try {
-      const pipesClosed = Promise.all([closed(spawned.stdout), closed(spawned.stderr)]);
+      const pipesClosed = bothClosed(spawned);
       const exit = await Promise.race([spawned.exited, stopped.then(() => null)]);
       if (exit) {
         // The shell is done; its pipes may be held by background children for a moment.
@@ -112,32 +130,34 @@ export const runExec = (req: ExecRequest): ExecRun => {
         linger?.cancel();
         if (first !== 'stop') {
           finished = true;
-          // Nothing outlives its instruction (§8): kill what the shell left behind.
-          await killGroup(spawned.pgid, req.killGraceMs, req.clock);
-          await pipesClosed;
-          req.chunker.exit(exitCodeOf(exit.code, exit.signal));
+          // Nothing outlives its instruction (§8): kill what the shell left behind, also what
+          // left its group (H7b).
+          allGone = await killCommand(spawned.ref, req.killGraceMs, req.clock);
+          const cut = await drainOutput(spawned, req.flow, req.clock);
+          const code = exitCodeOf(exit.code, exit.signal);
+          req.chunker.exit(code);
           const t = req.chunker.truncated;
-          return t.stdout || t.stderr
-            ? {
-                ok: true,
-                kind: 'exec',
-                exitCode: exitCodeOf(exit.code, exit.signal),
-                truncated: { stdout: t.stdout, stderr: t.stderr },
-              }
-            : { ok: true, kind: 'exec', exitCode: exitCodeOf(exit.code, exit.signal) };
+          const stdout = t.stdout || cut.stdout;
+          const stderr = t.stderr || cut.stderr;
+          return stdout || stderr
+            ? { ok: true, kind: 'exec', exitCode: code, truncated: { stdout, stderr } }
+            : { ok: true, kind: 'exec', exitCode: code };
         }
       }
-      const gone = await killGroup(spawned.pgid, req.killGraceMs, req.clock);
-      if (gone) await pipesClosed;
-      else {
-        spawned.stdout.destroy();
-        spawned.stderr.destroy();
-      }
+      const gone = await killCommand(spawned.ref, req.killGraceMs, req.clock);
+      allGone = gone;
+      const cut = gone
+        ? await drainOutput(spawned, req.flow, req.clock)
+        : { stdout: !spawned.stdout.closed, stderr: !spawned.stderr.closed };
+      spawned.stdout.destroy();
+      spawned.stderr.destroy();
       req.chunker.flush();
-      return stoppedOutcome(stopReason ?? 'cancel', gone);
+      return stoppedOutcome(stopReason ?? 'cancel', gone, cut);
     } finally {
       timer.cancel();
-      if (group) req.journal.forget(group.pgid, group.startTime);
+      // Something still alive stays in the journal: the next start kills what is left.
+      const removed = tags.cgroup === null || removeCommandCgroup(tags.cgroup);
+      if (removed && allGone) entry.close();
     }
   };
 
@@ -165,11 +185,21 @@ const notStarted = (reason: StopReason): Outcome =>
       ? fail('target_unavailable', 'the executor is shutting down; the command was not started')
       : { ok: true, kind: 'cancelled', state: 'not_started' };
 
-const stoppedOutcome = (reason: StopReason, gone: boolean): Outcome => {
+const cutText = (cut: Cut) =>
+  [cut.stdout ? 'stdout' : '', cut.stderr ? 'stderr' : ''].filter(Boolean).join(' and ');
+
+const stoppedOutcome = (reason: StopReason, gone: boolean, cut: Cut): Outcome => {
   if (!gone) {
     return fail(
       'outcome_unknown',
-      'the command was signalled (TERM, then KILL) but part of its process group is still alive',
+      'the command was signalled (TERM, then KILL) but some of its processes are still alive',
+    );
+  }
+  if (cut.stdout || cut.stderr) {
+    // X3: timeout only when the work is known dead; a holder nobody could find may be its own.
+    return fail(
+      'outcome_unknown',
+      `the command's processes were killed, but its ${cutText(cut)} stayed open, held by a process outside its group the executor could not identify; output cut`,
     );
   }
   switch (reason) {

@@ -11,6 +11,7 @@ import {
 import { join } from 'node:path';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { startWrite, type WriteMode } from './atomic-write.ts';
+import { walkPath } from './walk.ts';
 import { makeTempJournal, TEMP_NAME_PATTERN } from './temp-journal.ts';
 
 const tmp = makeTmpDirs();
@@ -26,8 +27,12 @@ const write = async (
   tamper: { len?: number; sha?: string } = {},
 ) => {
   const journal = makeTempJournal(join(tmp.make(), 'temps'));
+  const walked = await walkPath(path, mode !== 'exclusive');
+  if (!walked.ok) throw new Error(`walk refused ${path}`);
   const args = {
     path,
+    real: walked.real,
+    finalLink: walked.finalLink,
     contentLen: tamper.len ?? content.length,
     sha256: tamper.sha ?? sha(content),
     mode,
@@ -44,6 +49,16 @@ const write = async (
   }
   return w.commit(args.contentLen, args.sha256);
 };
+
+/** startWrite's arguments for a plain path (no link on it: the walked path is the path). */
+const plain = (path: string, contentLen: number, sha256: string) => ({
+  path,
+  real: path,
+  finalLink: false,
+  contentLen,
+  sha256,
+  mode: 'replace' as const,
+});
 
 const noTemps = (dir: string) =>
   expect(readdirSync(dir).filter((n) => TEMP_NAME_PATTERN.test(n))).toEqual([]);
@@ -169,7 +184,7 @@ describe('writes (§3.4, X4, X5)', () => {
     });
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const big = await startWrite(
-      { path: join(dir, 'b'), contentLen: 100, sha256: 'a'.repeat(64), mode: 'replace' },
+      plain(join(dir, 'b'), 100, 'a'.repeat(64)),
       { maxWriteBytes: 10, minFreeBytes: 0 },
       journal,
     );
@@ -180,7 +195,7 @@ describe('writes (§3.4, X4, X5)', () => {
     const dir = tmp.make();
     const journal = makeTempJournal(join(tmp.make(), 't'));
     const w = await startWrite(
-      { path: join(dir, 'f'), contentLen: 3, sha256: sha(Buffer.from('abc')), mode: 'replace' },
+      plain(join(dir, 'f'), 3, sha(Buffer.from('abc'))),
       { maxWriteBytes: 1 << 20, minFreeBytes: Number.MAX_SAFE_INTEGER },
       journal,
     );
@@ -196,11 +211,7 @@ describe('writes (§3.4, X4, X5)', () => {
     const dir = tmp.make();
     const state = join(tmp.make(), 'temps');
     const journal = makeTempJournal(state);
-    const w = await startWrite(
-      { path: join(dir, 'f'), contentLen: 3, sha256: sha(Buffer.from('abc')), mode: 'replace' },
-      limits,
-      journal,
-    );
+    const w = await startWrite(plain(join(dir, 'f'), 3, sha(Buffer.from('abc'))), limits, journal);
     expect('begin' in w).toBe(true);
     expect(readdirSync(dir).filter((n) => TEMP_NAME_PATTERN.test(n))).toHaveLength(1);
     writeFileSync(join(dir, '.user.dsh-notours.tmp'), 'keep'); // not our pattern: never touched

@@ -6,7 +6,6 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import {
   chmod,
-  copyFile,
   link,
   lstat,
   open,
@@ -17,7 +16,7 @@ import {
   type FileHandle,
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fail, fsFailure, type Failure, type Outcome } from '../outcome.ts';
+import { fail, fsFailure, linkSwapped, type Failure, type Outcome } from '../outcome.ts';
 import type { TempJournal } from './temp-journal.ts';
 
 export type WriteMode = 'replace' | 'exclusive' | 'append';
@@ -46,35 +45,64 @@ const fsyncDir = async (dir: string): Promise<void> => {
 const tempName = (dir: string, target: string) =>
   join(dir, `.${basename(target).slice(0, 100)}.dsh-${randomBytes(8).toString('hex')}.tmp`);
 
-/** Follows a final symlink the way open(2) would, so the rename replaces the real file. */
-const resolveTarget = async (path: string, mode: WriteMode): Promise<string | Failure> => {
+/**
+ * The file the write lands on: the walked path (H7a), which for replace and append already
+ * followed a final symlink the way open(2) would, so the rename replaces the real file.
+ */
+const resolveTarget = async (
+  path: string,
+  real: string,
+  finalLink: boolean,
+  mode: WriteMode,
+): Promise<string | Failure> => {
   try {
-    const st = await lstat(path);
-    if (st.isDirectory()) return fail('is_directory', `${path} is a directory`);
-    if (st.isSymbolicLink() && mode !== 'exclusive') {
-      try {
-        const real = await realpath(path);
-        if ((await lstat(real)).isDirectory())
-          return fail('is_directory', `${path} points to a directory`);
-        return real;
-      } catch {
-        return fail('invalid', `${path} is a dangling symbolic link`);
-      }
-    }
+    const st = await lstat(real);
+    if (st.isDirectory())
+      return fail('is_directory', `${path} ${finalLink ? 'points to' : 'is'} a directory`);
     if (mode === 'exclusive') return fail('already_exists', `${path} already exists`);
-    return path;
+    if (st.isSymbolicLink()) return linkSwapped(path);
+    if (mode === 'append' && !st.isFile()) {
+      return fail('invalid', `${path} is not a regular file (a FIFO, socket or device)`);
+    }
+    return real;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return path;
-    return fsFailure(e, path, 'inspecting');
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return fsFailure(e, path, 'inspecting');
+    if (finalLink && mode !== 'exclusive') {
+      return fail('invalid', `${path} is a dangling symbolic link`);
+    }
+    return real;
+  }
+};
+
+/** Copies a regular file's bytes onto out, opened without following a final link (H7a). */
+const copyFileTo = async (from: string, out: FileHandle): Promise<void> => {
+  const src = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await src.stat()).isFile()) {
+      throw Object.assign(new Error(`${from} is not a regular file`), { code: 'EINVAL' });
+    }
+    for await (const part of src.createReadStream({ autoClose: false })) {
+      await out.write(part as Buffer);
+    }
+  } finally {
+    await src.close();
   }
 };
 
 export const startWrite = async (
-  args: { path: string; contentLen: unknown; sha256: unknown; mode: WriteMode },
+  args: {
+    /** The caller's path (for messages) and the walked one containment judged (H7a). */
+    path: string;
+    real: string;
+    finalLink: boolean;
+    contentLen: unknown;
+    sha256: unknown;
+    mode: WriteMode;
+  },
   limits: WriteLimits,
   journal: TempJournal,
 ): Promise<PendingWrite | Failure> => {
-  const { path, contentLen, sha256, mode } = args;
+  const { path, real, finalLink, contentLen, sha256, mode } = args;
   if (typeof contentLen !== 'number' || !Number.isSafeInteger(contentLen) || contentLen < 0) {
     return fail('invalid', 'contentLen must be a non-negative integer');
   }
@@ -87,7 +115,7 @@ export const startWrite = async (
       `contentLen ${contentLen} exceeds the executor's write cap of ${limits.maxWriteBytes} bytes`,
     );
   }
-  const target = await resolveTarget(path, mode);
+  const target = await resolveTarget(path, real, finalLink, mode);
   if (typeof target !== 'string') return target;
   const dir = dirname(target);
   try {
@@ -145,16 +173,10 @@ export const startWrite = async (
       const merged = tempName(dir, target);
       journal.record(merged);
       try {
-        if (existed) await copyFile(target, merged, constants.COPYFILE_EXCL);
-        const out = await open(merged, existed ? 'a' : 'wx', 0o666);
+        const out = await open(merged, 'wx', 0o666);
         try {
-          const src = await open(temp, 'r');
-          try {
-            for await (const part of src.createReadStream({ autoClose: false }))
-              await out.write(part as Buffer);
-          } finally {
-            await src.close();
-          }
+          if (existed) await copyFileTo(target, out);
+          await copyFileTo(temp, out);
           if (existed) await out.chmod((await lstat(target)).mode & 0o7777);
           await out.sync();
         } finally {
@@ -230,6 +252,7 @@ export const startWrite = async (
         open_ = false;
         return await place();
       } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ELOOP') return linkSwapped(path);
         return fsFailure(e, path, 'writing');
       } finally {
         await discard();

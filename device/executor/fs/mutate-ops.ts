@@ -7,10 +7,15 @@ import { fail, fsFailure, type Outcome } from '../outcome.ts';
 const MAX_AFFIX_CHARS = 64;
 const SAFE_AFFIX = /^[A-Za-z0-9._-]*$/;
 
-export const createDir = async (path: string, recursive: boolean): Promise<Outcome> => {
+// path: the caller's (for messages); real: the walked path containment judged (H7a).
+export const createDir = async (
+  path: string,
+  real: string,
+  recursive: boolean,
+): Promise<Outcome> => {
   try {
-    await mkdir(path, { recursive });
-    if (recursive && !(await lstat(path)).isDirectory()) {
+    await mkdir(real, { recursive });
+    if (recursive && !(await lstat(real)).isDirectory()) {
       return fail('not_directory', `${path} exists and is not a directory`);
     }
     return { ok: true, kind: 'void' };
@@ -21,15 +26,17 @@ export const createDir = async (path: string, recursive: boolean): Promise<Outco
 
 export const remove = async (
   path: string,
+  real: string,
   recursive: boolean,
   isRoot: boolean,
 ): Promise<Outcome> => {
   if (isRoot) return fail('permission_denied', `${path} is a served root and is never removed`);
   try {
-    const st = await lstat(path);
-    if (!st.isDirectory()) await unlink(path);
-    else if (recursive) await rm(path, { recursive: true });
-    else await rmdir(path);
+    // unlink, rmdir and rm act on the entry itself; rm never follows the links inside.
+    const st = await lstat(real);
+    if (!st.isDirectory()) await unlink(real);
+    else if (recursive) await rm(real, { recursive: true });
+    else await rmdir(real);
     return { ok: true, kind: 'void' };
   } catch (e) {
     return fsFailure(e, path, 'remove');

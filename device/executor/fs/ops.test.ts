@@ -7,6 +7,7 @@ import { openFlow } from '../exec/flow.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { createDir, createTempDir, createTempFile, remove } from './mutate-ops.ts';
 import { runRead } from './read-ops.ts';
+import { walkPath } from './walk.ts';
 import { canonicalPath, exists, fileInfo, listDir, readLink } from './stat-ops.ts';
 
 const tmp = makeTmpDirs();
@@ -26,6 +27,7 @@ const read = async (
   });
   const outcome = await runRead({
     path,
+    real: path,
     maxReadBytes,
     chunker,
     flow: openFlow,
@@ -65,14 +67,22 @@ describe('governance reads answer truthfully (§6.5)', () => {
     const d = tmp.make();
     mkdirSync(join(d, 'real'));
     symlinkSync(join(d, 'real'), join(d, 'alias'));
-    expect(await canonicalPath(join(d, 'alias'))).toEqual({
+    const walked = async (p: string) => {
+      const w = await walkPath(p, true);
+      return w.ok ? w.real : '';
+    };
+    expect(await canonicalPath(join(d, 'alias'), await walked(join(d, 'alias')))).toEqual({
       ok: true,
       kind: 'stat',
       canonicalPath: join(d, 'real'),
     });
-    expect(await canonicalPath(join(d, 'missing'))).toMatchObject({
+    expect(await canonicalPath(join(d, 'missing'), await walked(join(d, 'missing')))).toMatchObject(
+      { ok: false, errorCode: 'not_found' },
+    );
+    // H7a: a walked path that has become a link since the walk is refused, never followed.
+    expect(await canonicalPath(join(d, 'alias'), join(d, 'alias'))).toMatchObject({
       ok: false,
-      errorCode: 'not_found',
+      errorCode: 'permission_denied',
     });
   });
 
@@ -169,29 +179,41 @@ describe('reads (§3.1)', () => {
 describe('mutations (§3.1)', () => {
   it('createDir (recursive or not), remove (file, empty dir, recursive), roots never removed', async () => {
     const d = tmp.make();
-    expect(await createDir(join(d, 'a/b/c'), true)).toEqual({ ok: true, kind: 'void' });
-    expect(await createDir(join(d, 'a/b/c'), true)).toEqual({ ok: true, kind: 'void' });
-    expect(await createDir(join(d, 'a/b/c'), false)).toMatchObject({
+    expect(await createDir(join(d, 'a/b/c'), join(d, 'a/b/c'), true)).toEqual({
+      ok: true,
+      kind: 'void',
+    });
+    expect(await createDir(join(d, 'a/b/c'), join(d, 'a/b/c'), true)).toEqual({
+      ok: true,
+      kind: 'void',
+    });
+    expect(await createDir(join(d, 'a/b/c'), join(d, 'a/b/c'), false)).toMatchObject({
       ok: false,
       errorCode: 'already_exists',
     });
-    expect(await createDir(join(d, 'x/y'), false)).toMatchObject({
+    expect(await createDir(join(d, 'x/y'), join(d, 'x/y'), false)).toMatchObject({
       ok: false,
       errorCode: 'not_found',
     });
     writeFileSync(join(d, 'a/f'), '');
-    expect(await remove(join(d, 'a/f'), false, false)).toEqual({ ok: true, kind: 'void' });
-    expect(await remove(join(d, 'a'), false, false)).toMatchObject({
+    expect(await remove(join(d, 'a/f'), join(d, 'a/f'), false, false)).toEqual({
+      ok: true,
+      kind: 'void',
+    });
+    expect(await remove(join(d, 'a'), join(d, 'a'), false, false)).toMatchObject({
       ok: false,
       errorCode: 'invalid',
     });
-    expect(await remove(join(d, 'a'), true, false)).toEqual({ ok: true, kind: 'void' });
+    expect(await remove(join(d, 'a'), join(d, 'a'), true, false)).toEqual({
+      ok: true,
+      kind: 'void',
+    });
     expect(existsSync(join(d, 'a'))).toBe(false);
-    expect(await remove(join(d, 'gone'), false, false)).toMatchObject({
+    expect(await remove(join(d, 'gone'), join(d, 'gone'), false, false)).toMatchObject({
       ok: false,
       errorCode: 'not_found',
     });
-    expect(await remove(d, true, true)).toMatchObject({
+    expect(await remove(d, d, true, true)).toMatchObject({
       ok: false,
       errorCode: 'permission_denied',
     });
@@ -202,7 +224,10 @@ describe('mutations (§3.1)', () => {
     mkdirSync(join(d, 'target'));
     writeFileSync(join(d, 'target/keep'), 'k');
     symlinkSync(join(d, 'target'), join(d, 'l'));
-    expect(await remove(join(d, 'l'), true, false)).toEqual({ ok: true, kind: 'void' });
+    expect(await remove(join(d, 'l'), join(d, 'l'), true, false)).toEqual({
+      ok: true,
+      kind: 'void',
+    });
     expect(readFileSync(join(d, 'target/keep'), 'utf8')).toBe('k');
   });
 

@@ -1,17 +1,20 @@
 // The read family (readTextFile, readBinaryFile, readTextLines): content travels as `data`
 // chunks, the terminal is `{ok:true, kind:"read"}`. Reads are bounded by a size cap (a file
 // over it fails rather than being cut silently) and paced by the outbox's flow control.
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Chunker } from '../exec/chunker.ts';
 import type { Flow } from '../exec/flow.ts';
 import { MAX_CHUNK_RAW_BYTES } from '../limits.ts';
-import { fail, fsFailure, type Outcome } from '../outcome.ts';
+import { fail, fsFailure, linkSwapped, type Outcome } from '../outcome.ts';
 
 export type ReadStop = 'cancel' | 'timeout' | 'fence' | 'shutdown';
 export type ReadRun = { readonly done: Promise<Outcome>; stop(reason: ReadStop): void };
 
 export type ReadRequest = {
+  /** The caller's path (for messages) and the walked one containment judged (H7a). */
   readonly path: string;
+  readonly real: string;
   readonly maxReadBytes: number;
   readonly chunker: Chunker;
   readonly flow: Flow;
@@ -26,13 +29,22 @@ export const runRead = (req: ReadRequest): ReadRun => {
   const run = async (): Promise<Outcome> => {
     let h;
     try {
-      h = await open(req.path, 'r');
+      // O_NOFOLLOW: the file read is the one judged, never a link put in its place since.
+      // O_NONBLOCK: opening a FIFO must not hang the instruction (it is refused below).
+      h = await open(req.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP') return linkSwapped(req.path);
       return fsFailure(e, req.path, 'reading');
     }
     try {
       const st = await h.stat();
       if (st.isDirectory()) return fail('is_directory', `${req.path} is a directory`);
+      if (!st.isFile()) {
+        return fail(
+          'invalid',
+          `${req.path} is not a regular file (a FIFO, socket or device); only files are read`,
+        );
+      }
       if (!req.lines && st.size > req.maxReadBytes) {
         return fail(
           'invalid',

@@ -44,16 +44,41 @@ export const isProcessAlive = (pid: number, startTime?: string): boolean => {
   return startTime === undefined || s.startTime === startTime;
 };
 
-/** The live (non-zombie) members of a process group. */
-export const liveGroupMembers = (pgid: number): number[] => {
-  const live: number[] = [];
+/** Every live (non-zombie) process /proc shows, in one pass. */
+export const liveProcesses = (): ProcStat[] => {
+  const live: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {
     const code = name.charCodeAt(0);
     if (code < 48 || code > 57) continue;
     const s = readProcStat(Number(name));
-    if (s && s.pgrp === pgid && !isDeadState(s.state)) live.push(s.pid);
+    if (s && !isDeadState(s.state)) live.push(s);
   }
   return live;
 };
 
+/** The live (non-zombie) members of a process group. */
+export const liveGroupMembers = (pgid: number): number[] =>
+  liveProcesses().flatMap((s) => (s.pgrp === pgid ? [s.pid] : []));
+
 export const isGroupGone = (pgid: number): boolean => liveGroupMembers(pgid).length === 0;
+
+/** Linux reports /proc/<pid>/stat start times in USER_HZ, which is 100 on every Linux ABI. */
+export const USER_HZ = 100;
+
+/** How far the wall clock may have drifted from the boot clock /proc start times count on. */
+const WALL_CLOCK_SLACK_MS = 60_000;
+
+/**
+ * A wall-clock time as a /proc start time (clock ticks after boot), minus a generous slack, so
+ * that every process started at or after it has a start time at least this. 0 when unknown.
+ */
+export const startTicksAt = (wallMs: number): number => {
+  try {
+    const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'))?.[1];
+    if (!btime) return 0;
+    const sinceBootMs = wallMs - Number(btime) * 1000 - WALL_CLOCK_SLACK_MS;
+    return Math.max(0, Math.floor((sinceBootMs * USER_HZ) / 1000));
+  } catch {
+    return 0;
+  }
+};

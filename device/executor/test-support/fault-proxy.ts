@@ -1,4 +1,5 @@
-// A fault proxy between executor and lane, over real sockets: HTTP is passed through; each
+// A fault proxy between executor and lane, over real sockets: HTTP is passed through (or its
+// answer body rewritten by the test, e.g. the capabilities a different server would send); each
 // WebSocket is paired with its own upstream socket to the lane, and every frame goes through a
 // rule that may pass, drop, duplicate or hold it. cut() kills every live pair at once (both
 // sides see the connection die, as on a network drop); inject() writes a frame of the test's
@@ -23,6 +24,8 @@ export type SeenFrame = {
   readonly action: FrameAction;
 };
 export type FrameRule = (dir: Direction, text: string, pair: number) => FrameAction;
+/** Returns the body to send instead of the lane's, or null to pass it as it came. */
+export type HttpRewrite = (path: string, body: string) => string | null;
 
 export type FaultProxy = Awaited<ReturnType<typeof startFaultProxy>>;
 
@@ -30,6 +33,7 @@ export const startFaultProxy = async (target: { httpUrl: string; wsUrl: string }
   const seen: SeenFrame[] = [];
   const waiters: Array<{ pred: (f: SeenFrame) => boolean; resolve: (f: SeenFrame) => void }> = [];
   let rule: FrameRule = () => 'pass';
+  let rewrite: HttpRewrite = () => null;
   const held: Array<{ to: WsModule.WebSocket; text: string }> = [];
   let pairs: Array<{ id: number; device: WsModule.WebSocket; lane: WsModule.WebSocket }> = [];
   let nextPair = 0;
@@ -50,8 +54,16 @@ export const startFaultProxy = async (target: { httpUrl: string; wsUrl: string }
       new URL(req.url ?? '/', target.httpUrl),
       { method: req.method, headers: req.headers },
       (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
+        const parts: Buffer[] = [];
+        r.on('data', (b: Buffer) => parts.push(b));
+        r.on('end', () => {
+          const body = Buffer.concat(parts).toString();
+          const out = Buffer.from(rewrite(req.url ?? '/', body) ?? body);
+          const headers = { ...r.headers, 'content-length': String(out.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(r.statusCode ?? 502, headers);
+          res.end(out);
+        });
       },
     );
     up.on('error', () => res.writeHead(502).end());
@@ -114,6 +126,9 @@ export const startFaultProxy = async (target: { httpUrl: string; wsUrl: string }
     seen,
     setRule(r: FrameRule) {
       rule = r;
+    },
+    setHttpRewrite(r: HttpRewrite) {
+      rewrite = r;
     },
     /** The next frame (past ones from index `since`) matching pred. */
     waitFrame(pred: (f: SeenFrame) => boolean, since = 0): Promise<SeenFrame> {
