@@ -4,6 +4,7 @@ import { looksLikeDiff } from '../client/diff.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
 import { useUi } from './context.tsx';
+import { DecisionBar } from './DecisionBar.tsx';
 import { ActionStatus, Presence } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
@@ -84,7 +85,17 @@ export function ApprovalCard(props: {
         when={entry()}
         fallback={
           <>
-            <div class="actions">
+            <DecisionBar
+              note={
+                <Show when={blocked()}>
+                  {(code) => (
+                    <p class="why" id={reasonId()}>
+                      {ui.t(`block.${code()}`)}
+                    </p>
+                  )}
+                </Show>
+              }
+            >
               <button
                 type="button"
                 class="btn allow"
@@ -105,14 +116,7 @@ export function ApprovalCard(props: {
               >
                 {ui.t('card.deny')}
               </button>
-            </div>
-            <Show when={blocked()}>
-              {(code) => (
-                <p class="why" id={reasonId()}>
-                  {ui.t(`block.${code()}`)}
-                </p>
-              )}
-            </Show>
+            </DecisionBar>
             <Show when={error()}>
               <p class="why" role="alert">
                 {error()}

@@ -2,13 +2,15 @@ import { For, Show } from 'solid-js';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
-import { Steps } from '../Steps.tsx';
+import { Icon } from '../icons.tsx';
 import {
   AsOf,
   Header,
+  PageTitle,
   Presence,
   RelayNotices,
   RepairBanner,
+  RowLink,
   StateChip,
   reasonText,
 } from '../widgets.tsx';
@@ -31,9 +33,10 @@ export default function Machine(props: { roomId: string }) {
             <>
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <PageTitle>{v().name}</PageTitle>
               <section class="section" aria-labelledby="machine-status">
                 <h2 id="machine-status">{ui.t('machine.title')}</h2>
-                <p>
+                <p class="status-line">
                   <Presence view={v()} />
                 </p>
                 <AsOf view={v()} />
@@ -76,8 +79,7 @@ export default function Machine(props: { roomId: string }) {
                   <For each={sessionsByActivity(v())}>
                     {(s) => (
                       <li>
-                        <a
-                          class="row"
+                        <RowLink
                           href={routeHref({
                             name: 'session',
                             roomId: v().roomId,
@@ -94,8 +96,12 @@ export default function Machine(props: { roomId: string }) {
                               <span class="chip danger">{ui.t('session.fullAccess')}</span>
                             </Show>
                           </span>
-                        </a>
-                        <Steps session={s} />
+                          <Show when={s.activity}>
+                            <span class="row-sub">
+                              {ui.t('session.activity', { tool: s.activity! })}
+                            </span>
+                          </Show>
+                        </RowLink>
                       </li>
                     )}
                   </For>
@@ -103,9 +109,11 @@ export default function Machine(props: { roomId: string }) {
               </section>
               <div class="actions">
                 <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
+                  <Icon name="plus" />
                   {ui.t('machine.start')}
                 </a>
                 <a class="btn" href={routeHref({ name: 'pair' })}>
+                  <Icon name="link" />
                   {ui.t('machine.repair')}
                 </a>
                 <button type="button" class="btn deny" onClick={() => void forget()}>

@@ -9,6 +9,7 @@ import {
   ActionStatus,
   AsOf,
   Header,
+  PageTitle,
   Presence,
   RelayNotices,
   RepairBanner,
@@ -63,7 +64,8 @@ export default function SessionScreen(props: {
             <>
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
-              <p>
+              <Show when={session()}>{(s) => <PageTitle>{s().title}</PageTitle>}</Show>
+              <p class="status-line">
                 <a href={routeHref({ name: 'machine', roomId: v().roomId })}>{v().name}</a> ·{' '}
                 <Presence view={v()} />
               </p>
