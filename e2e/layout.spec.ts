@@ -273,7 +273,7 @@ function sidewaysOnEveryScreen(screens: Screen[]) {
   })();
 }
 
-test('U4.3: no screen scrolls sideways at 320 or 390 px, light or dark, English or Chinese; dark passes axe colour contrast (WCAG AA)', async ({
+test('U4.7: no screen scrolls sideways at 320 or 390 px, light or dark, English or Chinese; dark passes axe colour contrast (WCAG AA)', async ({
   page,
 }) => {
   await pairApp(page, [laptop]);

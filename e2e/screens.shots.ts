@@ -23,7 +23,9 @@ const WIDTHS = [390, 320] as const;
 const THEMES = ['light', 'dark'] as const;
 const LOCALES = ['en', 'zh-CN'] as const;
 const HEIGHT = 844;
+const PHONE = { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } as const;
 
+/** `viewportOnly`: what the phone shows where the hash leaves it (a card link focuses the card). */
 type Shot = { name: string; hash: string; ready: string; viewportOnly?: boolean };
 
 let world: AppWorld;
@@ -39,12 +41,18 @@ async function settle(page: Page, ready: string) {
 async function shoot(page: Page, dir: string, index: number, shot: Shot) {
   await nav(page, shot.hash);
   await settle(page, shot.ready);
-  await page.evaluate(() => window.scrollTo(0, 0));
   const file = path.join(dir, `${String(index).padStart(2, '0')}-${shot.name}.png`);
   if (shot.viewportOnly) {
+    // A card link has scrolled to its card; any other screen is seen from its top.
+    if (!/\/(approval|question)\//.test(shot.hash))
+      await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(
+      () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+    );
     await page.screenshot({ path: file, animations: 'disabled' });
     return;
   }
+  await page.evaluate(() => window.scrollTo(0, 0));
   // A whole page as a phone that tall would show it: pinned bars sit where they belong.
   const viewport = page.viewportSize()!;
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
@@ -110,6 +118,8 @@ test('Screenshots of every screen', async ({ browser }) => {
     ),
   };
   await laptop.answerFirst(s.command, isApproval);
+  const approvalOf = (sessionId: string) =>
+    String(laptop.phone.messages.find((m) => isApproval(m, sessionId))!.approvalId);
   const session = (id: string) => `#/m/${laptop.roomId}/s/${id}`;
   const allow = '.card.approval .btn.allow:enabled';
   const question = '.card.question';
@@ -117,13 +127,14 @@ test('Screenshots of every screen', async ({ browser }) => {
     { name: 'inbox-busy', hash: '#/', ready: `${allow} >> nth=1` },
     { name: 'machine', hash: `#/m/${laptop.roomId}`, ready: '.presence.ok' },
     { name: 'machine-offline', hash: `#/m/${server.roomId}`, ready: '.presence.bad' },
-    { name: 'session-approval-command', hash: session(s.command), ready: allow },
     {
-      name: 'session-approval-command-viewport',
-      hash: session(s.command),
+      // First on this session: the card link mounts the screen, which focuses the card.
+      name: 'session-approval-command-from-notification',
+      hash: `${session(s.command)}/approval/${approvalOf(s.command)}`,
       ready: allow,
       viewportOnly: true,
     },
+    { name: 'session-approval-command', hash: session(s.command), ready: allow },
     { name: 'session-approval-write', hash: session(s.write), ready: allow },
     { name: 'session-question-single', hash: session(s.question), ready: question },
     { name: 'session-question-multi', hash: session(s.multi), ready: question },
@@ -149,20 +160,10 @@ test('Screenshots of every screen', async ({ browser }) => {
 
   for (const width of WIDTHS)
     for (const theme of THEMES) {
-      const context = await browser.newContext({
-        viewport: { width, height: HEIGHT },
-        colorScheme: theme,
-        isMobile: true,
-        hasTouch: true,
-        deviceScaleFactor: 1,
-      });
-      const fresh = await browser.newContext({
-        viewport: { width, height: HEIGHT },
-        colorScheme: theme,
-        isMobile: true,
-        hasTouch: true,
-        deviceScaleFactor: 1,
-      });
+      const phone = () =>
+        browser.newContext({ ...PHONE, viewport: { width, height: HEIGHT }, colorScheme: theme });
+      const context = await phone();
+      const fresh = await phone();
       const page = await context.newPage();
       const firstRun = await fresh.newPage();
       await pairApp(page, [laptop, server]);
@@ -187,11 +188,7 @@ test('Screenshots of every screen', async ({ browser }) => {
     }
 
   // Two harder cases at 320 px: landscape, and the owner's text at 200 %.
-  const hard = await browser.newContext({
-    viewport: { width: 320, height: 568 },
-    isMobile: true,
-    hasTouch: true,
-  });
+  const hard = await browser.newContext({ ...PHONE, viewport: { width: 320, height: 568 } });
   const page = await hard.newPage();
   await pairApp(page, [laptop, server]);
   const cdp = await hard.newCDPSession(page);

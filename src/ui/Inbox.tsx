@@ -9,6 +9,7 @@ import { Icon } from './icons.tsx';
 import {
   AsOf,
   Header,
+  PairLink,
   Presence,
   RelayNotices,
   RepairBanner,
@@ -51,10 +52,7 @@ export default function Inbox() {
               {ui.t('inbox.firstRunAfter')}
             </p>
             <div class="actions">
-              <a class="btn primary" href={routeHref({ name: 'pair' })}>
-                <Icon name="link" />
-                {ui.t('inbox.pair')}
-              </a>
+              <PairLink primary />
             </div>
           </section>
         </Show>
@@ -131,10 +129,7 @@ export default function Inbox() {
                 <Icon name="plus" />
                 {ui.t('inbox.newSession')}
               </a>
-              <a class="btn" href={routeHref({ name: 'pair' })}>
-                <Icon name="link" />
-                {ui.t('inbox.pair')}
-              </a>
+              <PairLink />
             </div>
           </section>
         </Show>

@@ -17,15 +17,12 @@ export const ICONS = {
     'M3 3l18 18M5 12.5a10 10 0 0 1 5-2.7M14 9.8a10 10 0 0 1 5 2.7M8.5 16a5 5 0 0 1 7 0M12 19.5h.01',
   /** The machine is away. */
   machineOff: 'M4 5h16v11H4zM8 20h8M12 16v4M9 8l6 5M15 8l-6 5',
-  machine: 'M4 5h16v11H4zM8 20h8M12 16v4',
   ok: `${CIRCLE}M8 12.5l2.5 2.5L16 9.5`,
   failed: `${CIRCLE}M9 9l6 6M15 9l-6 6`,
   waiting: `${CIRCLE}M12 7v5l3 2`,
   running: `${CIRCLE}M10 8.5v7l5.5-3.5z`,
   idle: `${CIRCLE}M10 9v6M14 9v6`,
   warn: 'M12 3L2 20h20zM12 10v4M12 17h.01',
-  question: `${CIRCLE}M9.5 9.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .8-1 1.5v.5M12 17h.01`,
-  approval: 'M12 3l7 3v5c0 4.5-3 8-7 10-4-2-7-5.5-7-10V6z',
   sent: 'M4 12l16-8-6 16-2.5-5.5z',
 } as const;
 export type IconName = keyof typeof ICONS;

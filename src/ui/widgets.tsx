@@ -47,6 +47,17 @@ export function RowLink(props: { href: string; children: JSX.Element; class?: st
   );
 }
 
+/** "Pair a machine", as a button-looking link (primary only where it is the next step). */
+export function PairLink(props: { primary?: boolean }) {
+  const { t } = useUi();
+  return (
+    <a class={props.primary ? 'btn primary' : 'btn'} href={routeHref({ name: 'pair' })}>
+      <Icon name="link" />
+      {t('inbox.pair')}
+    </a>
+  );
+}
+
 const PRESENCE_ICONS: Record<string, IconName> = {
   'link.connecting': 'sync',
   'link.offline': 'offline',

@@ -35,7 +35,9 @@ export default function Machine(props: { roomId: string }) {
               <RepairBanner view={v()} />
               <PageTitle>{v().name}</PageTitle>
               <section class="section" aria-labelledby="machine-status">
-                <h2 id="machine-status">{ui.t('machine.title')}</h2>
+                <h2 id="machine-status" class="visually-hidden">
+                  {ui.t('machine.title')}
+                </h2>
                 <p class="status-line">
                   <Presence view={v()} />
                 </p>

@@ -4,8 +4,7 @@ import { routeHref } from '../../client/router.ts';
 import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
 import { currentPlatform } from '../../pwa/install-coach.ts';
 import { THEMES, pushLanguageOf, useUi, type StorageState, type Theme } from '../context.tsx';
-import { Icon } from '../icons.tsx';
-import { Header, Presence, RowLink } from '../widgets.tsx';
+import { Header, PairLink, Presence, RowLink } from '../widgets.tsx';
 
 const STORAGE_ANSWERS = {
   persisted: 'settings.storage.granted',
@@ -123,10 +122,7 @@ export default function Settings() {
             </For>
           </ul>
           <div class="actions">
-            <a class="btn" href={routeHref({ name: 'pair' })}>
-              <Icon name="link" />
-              {ui.t('inbox.pair')}
-            </a>
+            <PairLink />
           </div>
         </section>
         <p class="hint">{ui.t('settings.version', { version: __APP_VERSION__ })}</p>
