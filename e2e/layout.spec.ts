@@ -4,6 +4,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import {
+  go,
   inState,
   isApproval,
   isQuestion,
@@ -12,7 +13,6 @@ import {
   type AppWorld,
   type WorldMachine,
 } from './support/app-world.ts';
-import { nav } from './support/nav.ts';
 
 // U4: the layout holds on every phone — 320 and 390 px, landscape, the owner's text at 200 %,
 // dark, Chinese. One relay and one mock machine for the whole file; scripted sessions put the app
@@ -143,7 +143,7 @@ test('U4.1: at 320 px with 200 % text and in landscape the header is one line, A
 }) => {
   await pairApp(page, [laptop]);
   // The notification's deep link focuses the card.
-  await nav(page, `${sessionHash(s.approval)}/approval/${s.approvalId}`);
+  await go(page, `${sessionHash(s.approval)}/approval/${s.approvalId}`);
   await expect(page.locator('.card.approval .btn.allow')).toBeEnabled();
   for (const phone of PHONES) {
     await page.setViewportSize({ width: phone.width, height: phone.height });
@@ -172,7 +172,7 @@ test('U4.2: the steps trail is a list whose items wrap as whole boxes, never ove
 }) => {
   await page.setViewportSize({ width: 320, height: 568 });
   await pairApp(page, [laptop]);
-  await nav(page, sessionHash(s.steps));
+  await go(page, sessionHash(s.steps));
   await expect(page.locator('ol.trail > li')).toHaveCount(14);
   const cdp = await page.context().newCDPSession(page);
   for (const percent of [100, 200]) {
@@ -233,10 +233,12 @@ type Screen = { name: string; hash: string; ready: string };
 
 /**
  * Runs in the page: opens each screen (an in-app hash change, as a tap does), waits for what shows
- * it is drawn, and lists what reaches past the viewport's right edge — the page itself, or any
- * element outside a scrolling box of its own.
+ * it is drawn, and lists what reaches past the phone's right edge — the page itself, or any
+ * element outside a scrolling box of its own. Measured against the phone's width, not innerWidth:
+ * a mobile browser widens its layout viewport to fit content that overflows, so innerWidth grows
+ * with the very overflow the test looks for.
  */
-function sidewaysOnEveryScreen(screens: Screen[]) {
+function sidewaysOnEveryScreen({ screens, width }: { screens: Screen[]; width: number }) {
   const clipped = (el: Element) => {
     for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
       if (getComputedStyle(p).overflowX !== 'visible') return true;
@@ -254,16 +256,20 @@ function sidewaysOnEveryScreen(screens: Screen[]) {
   return (async () => {
     const out: string[] = [];
     for (const screen of screens) {
-      location.hash = screen.hash;
+      if (location.hash !== screen.hash) {
+        const seen = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+        location.hash = screen.hash;
+        await seen;
+      }
       if (!(await drawn(screen.ready))) {
         out.push(`${screen.name}: not drawn (${screen.ready})`);
         continue;
       }
-      const page = document.documentElement.scrollWidth - document.documentElement.clientWidth;
+      const page = Math.max(innerWidth, document.documentElement.scrollWidth) - width;
       if (page > 0) out.push(`${screen.name}: the page is ${page} px too wide`);
       for (const el of document.body.querySelectorAll('*')) {
         const r = el.getBoundingClientRect();
-        if (r.width > 0 && r.right > innerWidth + 0.5 && !clipped(el))
+        if (r.width > 0 && r.right > width + 0.5 && !clipped(el))
           out.push(
             `${screen.name}: ${el.tagName.toLowerCase()}.${el.className} ends at ${r.right}`,
           );
@@ -299,14 +305,14 @@ test('U4.7: no screen scrolls sideways at 320 or 390 px, light or dark, English 
         await page.setViewportSize({ width, height: 740 });
         await page.emulateMedia({ colorScheme: theme });
         expect(
-          await page.evaluate(sidewaysOnEveryScreen, screens),
+          await page.evaluate(sidewaysOnEveryScreen, { screens, width }),
           `${width} px, ${theme}, ${locale}`,
         ).toEqual([]);
       }
   }
   // Dark colours: the screens that hold every kind of text, chip, banner and button.
   for (const screen of [screens[0]!, screens[4]!, screens[7]!]) {
-    await nav(page, screen.hash);
+    await go(page, screen.hash);
     await expect(page.locator(screen.ready).first()).toBeVisible();
     await page.evaluate(() =>
       Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))),
@@ -366,8 +372,8 @@ test("U4: a session opened straight from another session's screen shows its own 
   page,
 }) => {
   await pairApp(page, [laptop]);
-  await nav(page, sessionHash(s.failed));
+  await go(page, sessionHash(s.failed));
   await expect(page.locator('.transcript .entry').first()).toContainText('say: Trying');
-  await nav(page, sessionHash(s.steps));
+  await go(page, sessionHash(s.steps));
   await expect(page.locator('.transcript .entry').first()).toContainText('list: .');
 });

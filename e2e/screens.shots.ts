@@ -9,6 +9,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { generateSecret, toBase64Url } from '../protocol/index.ts';
 import {
+  go,
   inState,
   isApproval,
   isQuestion,
@@ -16,7 +17,6 @@ import {
   startAppWorld,
   type AppWorld,
 } from './support/app-world.ts';
-import { nav } from './support/nav.ts';
 
 const OUT = path.resolve('screenshots');
 const WIDTHS = [390, 320] as const;
@@ -39,7 +39,7 @@ async function settle(page: Page, ready: string) {
 }
 
 async function shoot(page: Page, dir: string, index: number, shot: Shot) {
-  await nav(page, shot.hash);
+  await go(page, shot.hash);
   await settle(page, shot.ready);
   const file = path.join(dir, `${String(index).padStart(2, '0')}-${shot.name}.png`);
   if (shot.viewportOnly) {
@@ -172,7 +172,7 @@ test('Screenshots of every screen', async ({ browser }) => {
         await firstRun.goto('/');
         await setLocale(firstRun, locale);
         await shoot(firstRun, dir, 0, { name: 'inbox-empty', hash: '#/', ready: '.first-run' });
-        await nav(firstRun, '#/pair');
+        await go(firstRun, '#/pair');
         await firstRun.locator('textarea').fill(unpairedCode);
         await firstRun.locator('form .btn.primary').click();
         await shoot(firstRun, dir, 1, {

@@ -64,6 +64,17 @@ export async function startAppWorld(): Promise<AppWorld> {
     const { roomId, key } = roomKeys(parsed.value.secretBytes);
     const phone = await joinRoom(relay.url, roomId, 'phone', key);
     const root = realpathSync(proc.root);
+    // A wait that fails says what it waited for, what arrived last and what the machine printed.
+    const wait = async (what: string, match: (m: Message) => boolean) => {
+      try {
+        return await phone.waitForMessage(match);
+      } catch (e) {
+        const last = phone.messages.slice(-6).map((m) => JSON.stringify(m).slice(0, 200));
+        throw new Error(
+          `${name}: ${what}: ${(e as Error).message}\nlast messages:\n${last.join('\n')}\nmachine:\n${proc.proc.lines.slice(-20).join('\n')}`,
+        );
+      }
+    };
     const machine: WorldMachine = {
       name,
       proc,
@@ -82,16 +93,17 @@ export async function startAppWorld(): Promise<AppWorld> {
           cwd: root,
           worktree: false,
         });
-        const result = await phone.waitForMessage(
+        const result = await wait(
+          `the result of dispatching ${JSON.stringify(prompt.slice(0, 40))}`,
           (m) => m.type === 'dispatch.result' && m.requestId === requestId,
         );
         if (result.ok !== true) throw new Error(`dispatch refused: ${JSON.stringify(result)}`);
         const sessionId = String(result.sessionId);
-        await phone.waitForMessage((m) => until(m, sessionId));
+        await wait(`session ${sessionId} to reach its state`, (m) => until(m, sessionId));
         return sessionId;
       },
       async answerFirst(sessionId, until) {
-        const question = await phone.waitForMessage((m) => isQuestion(m, sessionId));
+        const question = await wait(`a question in ${sessionId}`, (m) => isQuestion(m, sessionId));
         const before = phone.messages.length;
         phone.sendMessage({
           v: 1,
@@ -101,7 +113,8 @@ export async function startAppWorld(): Promise<AppWorld> {
           questionId: question.questionId,
           answers: [{ itemId: 'q1', optionIds: ['1'] }],
         });
-        await phone.waitForMessage(
+        await wait(
+          `session ${sessionId} after the answer`,
           (m) => phone.messages.indexOf(m) >= before && until(m, sessionId),
         );
       },
@@ -132,4 +145,20 @@ export async function pairApp(page: Page, machines: readonly WorldMachine[]): Pr
     machines.map((m) => m.record),
   );
   await page.reload();
+}
+
+/**
+ * In-app navigation, as a tap on a link does, resolved once the app has seen the new route (its
+ * `hashchange`): until then the previous screen is still on show.
+ */
+export async function go(page: Page, hash: string): Promise<void> {
+  await page.evaluate(
+    (h) =>
+      new Promise<void>((resolve) => {
+        if (location.hash === h) return resolve();
+        addEventListener('hashchange', () => resolve(), { once: true });
+        location.hash = h;
+      }),
+    hash,
+  );
 }
