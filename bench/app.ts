@@ -1,4 +1,4 @@
-// `npm run bench:app [-- --runs 3 --story-runs 3 --tap-runs 20]` (issue 9 §4, U6.2): Lighthouse
+// `npm run bench:app [-- --runs 3 --story-runs 3 --tap-runs 20]` (docs/quality.md): Lighthouse
 // 12.2.3 (mobile profile, Debian's Chromium) against the built app, the initial JS size (gzip,
 // from Vite's manifest), the two latencies of the whole-story e2e (approval.request → card
 // visible, push → notification), each the median of its runs, and the notification tap → enabled
