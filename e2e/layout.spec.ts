@@ -118,7 +118,7 @@ function bringIntoView() {
   })();
 }
 
-/** Runs in the page: scroll positions where Allow is on screen but the command it allows is not. */
+/** Runs in the page: scroll positions where Allow is on screen before the whole command has been. */
 function allowBeforeCommand() {
   return (async () => {
     const seen: number[] = [];
@@ -132,7 +132,7 @@ function allowBeforeCommand() {
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null))));
       const allow = document.querySelector('.card.approval .btn.allow')!.getBoundingClientRect();
       const detail = document.querySelector('.card.approval .detail')!.getBoundingClientRect();
-      if (allow.bottom > 0 && allow.top < innerHeight && detail.top >= allow.top) seen.push(y);
+      if (allow.bottom > 0 && allow.top < innerHeight && detail.bottom > allow.top) seen.push(y);
     }
     return seen;
   })();
