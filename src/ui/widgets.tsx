@@ -38,9 +38,9 @@ export function PageTitle(props: { children: JSX.Element }) {
 }
 
 /** A whole-row tap target with a chevron: the row is the link. */
-export function RowLink(props: { href: string; children: JSX.Element; class?: string }) {
+export function RowLink(props: { href: string; children: JSX.Element }) {
   return (
-    <a class={`row ${props.class ?? ''}`} href={props.href}>
+    <a class="row" href={props.href}>
       <span class="row-body">{props.children}</span>
       <Icon name="chevron" />
     </a>
