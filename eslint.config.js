@@ -46,6 +46,7 @@ export default tseslint.config(
       '.data/',
       'test-results/',
       'playwright-report/',
+      'screenshots/',
     ],
   },
   ...tseslint.configs.recommended,

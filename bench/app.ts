@@ -1,9 +1,11 @@
-// `npm run bench:app [-- --runs 3 --story-runs 3]` (issue 9 §4): Lighthouse 12.2.3 (mobile
-// profile, Debian's Chromium) against the built app, the initial JS size (gzip, from Vite's
-// manifest), and the two latencies of the whole-story e2e (approval.request → card visible,
-// push → notification), each the median of its runs. Loopback only; every loop is bounded.
+// `npm run bench:app [-- --runs 3 --story-runs 3 --tap-runs 20]` (docs/quality.md): Lighthouse
+// 12.2.3 (mobile profile, Debian's Chromium) against the built app, the initial JS size (gzip,
+// from Vite's manifest), the two latencies of the whole-story e2e (approval.request → card
+// visible, push → notification), each the median of its runs, and the notification tap → enabled
+// Allow time with the app not running (e2e/tap-to-allow.bench.ts), median and p95. A count of 0
+// skips that part. Loopback only; every loop is bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,22 +17,32 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'] as const;
 const MAX_RUNS = 10;
+const MAX_TAP_RUNS = 100;
 const SERVER_TIMEOUT_MS = 30_000;
 const STORY_TIMEOUT_MS = 10 * 60_000;
 const LATENCIES_FILE = path.join(REPO, 'test-results/whole-story-latencies.jsonl');
+const TAP_FILE = path.join(REPO, 'test-results/tap-to-allow.jsonl');
+const TAP_TIMEOUT_MS = 30 * 60_000;
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     'story-runs': { type: 'string', default: '3' },
+    'tap-runs': { type: 'string', default: '20' },
   },
 });
-const runs = Math.min(MAX_RUNS, Math.max(1, Number(values.runs)));
+const runs = Math.min(MAX_RUNS, Math.max(0, Number(values.runs)));
 const storyRuns = Math.min(MAX_RUNS, Math.max(0, Number(values['story-runs'])));
+const tapRuns = Math.min(MAX_TAP_RUNS, Math.max(0, Number(values['tap-runs'])));
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)]!;
+};
+/** Nearest-rank percentile: the smallest value with at least p % of the runs at or below it. */
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
 const freePort = () =>
@@ -151,6 +163,33 @@ function storyLatencies(): { approvalToCardMs: number[]; pushToNotificationMs: n
   return out;
 }
 
+type TapRun = Record<
+  'tapToAllowMs' | 'navigationMs' | 'drawnMs' | 'socketMs' | 'socketOpenMs' | 'cardMs',
+  number
+>;
+
+function tapToAllow(): TapRun[] {
+  if (tapRuns === 0) return [];
+  const port = process.env.E2E_PORT ?? '4474';
+  console.log(`notification tap → Allow × ${tapRuns} (E2E_PORT=${port})…`);
+  rmSync(TAP_FILE, { force: true });
+  const r = spawnSync(
+    path.join(REPO, 'node_modules/.bin/playwright'),
+    ['test', '-c', 'playwright.extra.config.ts', 'e2e/tap-to-allow.bench.ts'],
+    {
+      cwd: REPO,
+      env: { ...process.env, E2E_PORT: port, TAP_RUNS: String(tapRuns) },
+      stdio: 'inherit',
+      timeout: TAP_TIMEOUT_MS,
+    },
+  );
+  if (r.status !== 0) throw new Error(`the tap benchmark failed (exit ${r.status ?? r.signal})`);
+  return readFileSync(TAP_FILE, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as TapRun);
+}
+
 if (!existsSync(path.join(REPO, 'dist/.vite/manifest.json'))) {
   const b = spawnSync(path.join(REPO, 'node_modules/.bin/vite'), ['build'], {
     cwd: REPO,
@@ -168,10 +207,11 @@ try {
   await stopGroup(server);
 }
 const lat = storyLatencies();
+const taps = tapToAllow();
 
 const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 console.log(`\nbench:app — ${date}, Lighthouse 12.2.3 mobile, ${runs} run(s), median`);
-for (const c of CATEGORIES) {
+for (const c of runs > 0 ? CATEGORIES : []) {
   console.log(
     `  ${c.padEnd(15)} ${median(scores.map((s) => s[c]!))}  (runs: ${scores.map((s) => s[c]).join(', ')})`,
   );
@@ -185,5 +225,14 @@ if (storyRuns > 0) {
   );
   console.log(
     `  push → notification              ${median(lat.pushToNotificationMs)} ms  (runs: ${lat.pushToNotificationMs.join(', ')})`,
+  );
+}
+if (taps.length > 0) {
+  const of = (k: keyof TapRun) => taps.map((t) => t[k]);
+  console.log(
+    `  notification tap → Allow enabled  median ${median(of('tapToAllowMs'))} ms, p95 ${percentile(of('tapToAllowMs'), 95)} ms  (${taps.length} runs: ${of('tapToAllowMs').join(', ')})`,
+  );
+  console.log(
+    `    medians from the tap: navigation ${median(of('navigationMs'))} ms, first draw ${median(of('drawnMs'))} ms, socket made ${median(of('socketMs'))} ms, open ${median(of('socketOpenMs'))} ms, card ${median(of('cardMs'))} ms`,
   );
 }

@@ -253,6 +253,16 @@ export const en = {
   'truth.transcript.showAll': 'Show all ({lines} lines)',
   'truth.transcript.showLess': 'Show less',
   'truth.transcript.code': 'Code block',
+  // ── U4 layout and design (inbox first run, failed sessions, storage answer) ──
+  'inbox.firstRunTitle': 'Get started',
+  'inbox.firstRunBefore': 'Pair a machine: run ',
+  'inbox.firstRunAfter': ' on your computer and open the link it prints (or scan its QR code).',
+  'inbox.failed': 'Failed',
+  'inbox.failedMore': '{count} more on the machine screens.',
+  'settings.storage.granted': 'Granted: the browser will keep this app’s data.',
+  'settings.storage.refused':
+    'The browser said no. It decides by itself (installing the app or using it often helps); you can ask again later.',
+  'settings.storage.cannotAsk': 'This browser cannot be asked for persistent storage.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -247,4 +247,14 @@ export const zh: Record<MessageKey, string> = {
   'truth.transcript.showAll': '显示全部（{lines} 行）',
   'truth.transcript.showLess': '收起',
   'truth.transcript.code': '代码块',
+  // ── U4 布局与设计（收件箱首次使用、失败的会话、存储申请结果）──
+  'inbox.firstRunTitle': '开始使用',
+  'inbox.firstRunBefore': '配对一台机器：在电脑上运行 ',
+  'inbox.firstRunAfter': '，然后打开它输出的链接（或扫描二维码）。',
+  'inbox.failed': '失败',
+  'inbox.failedMore': '另有 {count} 个，请在机器页面查看。',
+  'settings.storage.granted': '已获准：浏览器会保留此应用的数据。',
+  'settings.storage.refused':
+    '浏览器拒绝了。这由浏览器自行决定（安装此应用或经常使用会有帮助），你可以稍后再试。',
+  'settings.storage.cannotAsk': '此浏览器不支持申请持久存储。',
 };

@@ -1,5 +1,5 @@
 import { ErrorBoundary, Match, Suspense, Switch, lazy } from 'solid-js';
-import { routeHref } from '../client/router.ts';
+import { routeHref, type Route } from '../client/router.ts';
 import { useUi } from './context.tsx';
 import Inbox from './Inbox.tsx';
 import { Header } from './widgets.tsx';
@@ -14,6 +14,14 @@ const Pair = lazy(() => import('./screens/Pair.tsx'));
 export function App() {
   const ui = useUi();
   const r = ui.route;
+  // A session screen is made afresh for each session (a notification tap can lead from one
+  // session straight to another): its transcript, reply box and focus belong to one session.
+  // The card it focuses may change in place.
+  const sessionKey = () => {
+    const x = r();
+    return x.name === 'session' ? `${x.roomId}/${x.sessionId}` : null;
+  };
+  const session = () => r() as Extract<Route, { name: 'session' }>;
   return (
     <ErrorBoundary
       fallback={(e: unknown) => (
@@ -57,13 +65,14 @@ export function App() {
           >
             {(m) => <Machine roomId={m().roomId} />}
           </Match>
-          <Match
-            when={(() => {
-              const x = r();
-              return x.name === 'session' ? x : null;
-            })()}
-          >
-            {(s) => <Session roomId={s().roomId} sessionId={s().sessionId} card={s().card} />}
+          <Match when={sessionKey()} keyed>
+            {(_key: string) => (
+              <Session
+                roomId={session().roomId}
+                sessionId={session().sessionId}
+                card={session().card}
+              />
+            )}
           </Match>
           <Match
             when={(() => {

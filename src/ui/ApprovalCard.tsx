@@ -5,6 +5,7 @@ import type { MachineView } from '../client/machine-view.ts';
 import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
 import { SessionLink } from './SessionLink.tsx';
+import { DecisionBar } from './DecisionBar.tsx';
 import { ActionStatus, Presence } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
@@ -80,7 +81,17 @@ export function ApprovalCard(props: {
         when={entry()}
         fallback={
           <>
-            <div class="actions">
+            <DecisionBar
+              note={
+                <Show when={blocked()}>
+                  {(code) => (
+                    <p class="why" id={reasonId()}>
+                      {ui.t(`block.${code()}`)}
+                    </p>
+                  )}
+                </Show>
+              }
+            >
               <button
                 type="button"
                 class="btn allow"
@@ -101,14 +112,7 @@ export function ApprovalCard(props: {
               >
                 {ui.t('card.deny')}
               </button>
-            </div>
-            <Show when={blocked()}>
-              {(code) => (
-                <p class="why" id={reasonId()}>
-                  {ui.t(`block.${code()}`)}
-                </p>
-              )}
-            </Show>
+            </DecisionBar>
             <Show when={error()}>
               <p class="why" role="alert">
                 {error()}

@@ -3,6 +3,8 @@ import type { MachineView } from '../client/machine-view.ts';
 import { chipOf } from '../client/waiting.ts';
 import { hasKey } from '../i18n/index.ts';
 import { useUi } from './context.tsx';
+import { Icon } from './icons.tsx';
+import { STATE_ICONS } from './widgets.tsx';
 
 /** U1: a session's chip, from the same store as the cards and the counts (waiting.ts). */
 export function SessionChip(props: { view: MachineView; session: Session }) {
@@ -16,5 +18,10 @@ export function SessionChip(props: { view: MachineView; session: Session }) {
     return hasKey(key) ? ui.t(key) : c;
   };
   const tone = () => (chip() === 'question' || chip() === 'unseen' ? 'awaiting_approval' : chip());
-  return <span class={`chip state-${tone()}`}>{text()}</span>;
+  return (
+    <span class={`chip state-${tone()}`}>
+      <Icon name={STATE_ICONS[tone()] ?? 'warn'} />
+      {text()}
+    </span>
+  );
 }

@@ -7,7 +7,12 @@ import { routeHref } from '../client/router.ts';
 import { hasKey } from '../i18n/index.ts';
 import type { SessionState } from '../../protocol/index.ts';
 import { useUi } from './context.tsx';
+import { Icon, type IconName } from './icons.tsx';
 
+/**
+ * U4: the sticky bar holds one line (the title ends in an ellipsis; screens that can have a long
+ * title repeat it in full in the page body with PageTitle), so it never grows over the content.
+ */
 export function Header(props: { title: string; back?: Route }) {
   const { t } = useUi();
   return (
@@ -15,24 +20,56 @@ export function Header(props: { title: string; back?: Route }) {
       <Show when={props.back}>
         {(back) => (
           <a class="icon-btn" href={routeHref(back())} aria-label={t('nav.back')}>
-            <span aria-hidden="true">‹</span>
+            <Icon name="back" />
           </a>
         )}
       </Show>
       <h1>{props.title}</h1>
       <a class="icon-btn" href={routeHref({ name: 'settings' })} aria-label={t('nav.settings')}>
-        <span aria-hidden="true">⚙</span>
+        <Icon name="settings" />
       </a>
     </header>
   );
 }
+
+/** The whole title, wrapped, at the top of the page body (the bar's copy may be cut). */
+export function PageTitle(props: { children: JSX.Element }) {
+  return <p class="page-title">{props.children}</p>;
+}
+
+/** A whole-row tap target with a chevron: the row is the link. */
+export function RowLink(props: { href: string; children: JSX.Element }) {
+  return (
+    <a class="row" href={props.href}>
+      <span class="row-body">{props.children}</span>
+      <Icon name="chevron" />
+    </a>
+  );
+}
+
+/** "Pair a machine", as a button-looking link (primary only where it is the next step). */
+export function PairLink(props: { primary?: boolean }) {
+  const { t } = useUi();
+  return (
+    <a class={props.primary ? 'btn primary' : 'btn'} href={routeHref({ name: 'pair' })}>
+      <Icon name="link" />
+      {t('inbox.pair')}
+    </a>
+  );
+}
+
+const PRESENCE_ICONS: Record<string, IconName> = {
+  'link.connecting': 'sync',
+  'link.offline': 'offline',
+  'machine.online': 'ok',
+};
 
 export function Presence(props: { view: MachineView }) {
   const ui = useUi();
   const line = () => presenceOf(ui.state().links[props.view.relay], props.view, ui.state().network);
   return (
     <span class={`presence ${line().tone}`}>
-      <span class="dot" aria-hidden="true" />
+      <Icon name={PRESENCE_ICONS[line().key] ?? 'machineOff'} />
       {ui.t(line().key, {
         time: line().since !== undefined ? ui.time(line().since!) : '',
         name: props.view.name,
@@ -67,15 +104,26 @@ export function RepairBanner(props: { view: MachineView }) {
   );
 }
 
+export const STATE_ICONS: Record<string, IconName> = {
+  idle: 'idle',
+  running: 'running',
+  awaiting_approval: 'waiting',
+  done: 'ok',
+  error: 'failed',
+};
+
 export function StateChip(props: { state: SessionState }) {
   const ui = useUi();
   const key = () => `state.${props.state}`;
   return (
     <span class={`chip state-${props.state}`}>
+      <Icon name={STATE_ICONS[props.state] ?? 'warn'} />
       {hasKey(key()) ? ui.t(key() as 'state.idle') : props.state}
     </span>
   );
 }
+
+const ACTION_ICONS: Record<string, IconName> = { unconfirmed: 'waiting', expired: 'failed' };
 
 export function ActionStatus(props: { entry: OutboxEntry | undefined }) {
   const ui = useUi();
@@ -83,6 +131,7 @@ export function ActionStatus(props: { entry: OutboxEntry | undefined }) {
     <Show when={props.entry}>
       {(entry) => (
         <span class={`badge ${entry().state}`} role="status">
+          <Icon name={ACTION_ICONS[entry().state] ?? 'sent'} />
           {entry().state === 'sent'
             ? ui.t('card.sent')
             : entry().state === 'unconfirmed'

@@ -2,9 +2,18 @@ import { For, Show } from 'solid-js';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
-import { Steps } from '../Steps.tsx';
-import { AsOf, Header, Presence, RelayNotices, RepairBanner, reasonText } from '../widgets.tsx';
 import { SessionChip } from '../SessionChip.tsx';
+import { Icon } from '../icons.tsx';
+import {
+  AsOf,
+  Header,
+  PageTitle,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+  RowLink,
+  reasonText,
+} from '../widgets.tsx';
 
 export default function Machine(props: { roomId: string }) {
   const ui = useUi();
@@ -24,9 +33,12 @@ export default function Machine(props: { roomId: string }) {
             <>
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <PageTitle>{v().name}</PageTitle>
               <section class="section" aria-labelledby="machine-status">
-                <h2 id="machine-status">{ui.t('machine.title')}</h2>
-                <p>
+                <h2 id="machine-status" class="visually-hidden">
+                  {ui.t('machine.title')}
+                </h2>
+                <p class="status-line">
                   <Presence view={v()} />
                 </p>
                 <AsOf view={v()} />
@@ -69,8 +81,7 @@ export default function Machine(props: { roomId: string }) {
                   <For each={sessionsByActivity(v())}>
                     {(s) => (
                       <li>
-                        <a
-                          class="row"
+                        <RowLink
                           href={routeHref({
                             name: 'session',
                             roomId: v().roomId,
@@ -87,8 +98,12 @@ export default function Machine(props: { roomId: string }) {
                               <span class="chip danger">{ui.t('session.fullAccess')}</span>
                             </Show>
                           </span>
-                        </a>
-                        <Steps session={s} />
+                          <Show when={s.activity}>
+                            <span class="row-sub">
+                              {ui.t('session.activity', { tool: s.activity! })}
+                            </span>
+                          </Show>
+                        </RowLink>
                       </li>
                     )}
                   </For>
@@ -96,9 +111,11 @@ export default function Machine(props: { roomId: string }) {
               </section>
               <div class="actions">
                 <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
+                  <Icon name="plus" />
                   {ui.t('machine.start')}
                 </a>
                 <a class="btn" href={routeHref({ name: 'pair' })}>
+                  <Icon name="link" />
                   {ui.t('machine.repair')}
                 </a>
                 <button type="button" class="btn deny" onClick={() => void forget()}>

@@ -9,7 +9,15 @@ import { ReplyBox } from '../ReplyBox.tsx';
 import { SessionChip } from '../SessionChip.tsx';
 import { Steps } from '../Steps.tsx';
 import { Transcript } from '../Transcript.tsx';
-import { AsOf, Header, Presence, RelayNotices, RepairBanner, reasonText } from '../widgets.tsx';
+import {
+  AsOf,
+  Header,
+  PageTitle,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+  reasonText,
+} from '../widgets.tsx';
 import '../truth.css';
 
 const Markdown = lazy(() => import('../Markdown.tsx'));
@@ -50,7 +58,8 @@ export default function SessionScreen(props: {
               <ConnectionBanner views={[v()]} machines />
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
-              <p>
+              <Show when={session()}>{(s) => <PageTitle>{s().title}</PageTitle>}</Show>
+              <p class="status-line">
                 <a href={routeHref({ name: 'machine', roomId: v().roomId })}>{v().name}</a> ·{' '}
                 <Presence view={v()} />
               </p>

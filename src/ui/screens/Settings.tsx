@@ -1,15 +1,31 @@
-import { For, Show, createResource } from 'solid-js';
+import { For, Show, createResource, createSignal } from 'solid-js';
 import { NotificationsSettings } from '../../client/push/NotificationsSettings.tsx';
 import { routeHref } from '../../client/router.ts';
 import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
 import { currentPlatform } from '../../pwa/install-coach.ts';
-import { THEMES, pushLanguageOf, useUi, type Theme } from '../context.tsx';
-import { Header, Presence } from '../widgets.tsx';
+import { THEMES, pushLanguageOf, useUi, type StorageState, type Theme } from '../context.tsx';
+import { Header, PairLink, Presence, RowLink } from '../widgets.tsx';
+
+const STORAGE_ANSWERS = {
+  persisted: 'settings.storage.granted',
+  'not-persisted': 'settings.storage.refused',
+  unknown: 'settings.storage.cannotAsk',
+} as const satisfies Record<StorageState, string>;
 
 export default function Settings() {
   const ui = useUi();
   // Without a push client (it failed to load, or none was given) the section says so.
   const [push] = createResource(async () => (await ui.push) ?? null);
+  // U4.4: asking for persistent storage always answers, also when nothing changed.
+  const [answer, setAnswer] = createSignal<StorageState | null>(null);
+  const askPersist = async () => {
+    try {
+      await ui.requestPersist();
+      setAnswer(ui.storage());
+    } catch {
+      setAnswer('unknown');
+    }
+  };
   return (
     <>
       <Header title={ui.t('settings.title')} back={{ name: 'inbox' }} />
@@ -81,10 +97,13 @@ export default function Settings() {
                 : ui.t('settings.storage.unknown')}
           </p>
           <Show when={ui.storage() !== 'persisted'}>
-            <button type="button" class="btn" onClick={() => void ui.requestPersist()}>
+            <button type="button" class="btn" onClick={() => void askPersist()}>
               {ui.t('settings.storage.ask')}
             </button>
           </Show>
+          <p class="result" role="status">
+            <Show when={answer()}>{(a) => ui.t(STORAGE_ANSWERS[a()])}</Show>
+          </p>
         </section>
         <section class="section" aria-labelledby="set-machines">
           <h2 id="set-machines">{ui.t('settings.machines')}</h2>
@@ -92,17 +111,19 @@ export default function Settings() {
             <For each={ui.state().machines}>
               {(m) => (
                 <li>
-                  <a class="row" href={routeHref({ name: 'machine', roomId: m.roomId })}>
+                  <RowLink href={routeHref({ name: 'machine', roomId: m.roomId })}>
                     <span class="row-title">{m.name}</span>
-                    <Presence view={m} />
-                  </a>
+                    <span class="row-sub">
+                      <Presence view={m} />
+                    </span>
+                  </RowLink>
                 </li>
               )}
             </For>
           </ul>
-          <a class="btn" href={routeHref({ name: 'pair' })}>
-            {ui.t('inbox.pair')}
-          </a>
+          <div class="actions">
+            <PairLink />
+          </div>
         </section>
         <p class="hint">{ui.t('settings.version', { version: __APP_VERSION__ })}</p>
       </main>
