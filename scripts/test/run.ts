@@ -58,6 +58,7 @@ async function main(): Promise<number> {
     const results = await Promise.all(stage.map(runJob));
     for (const r of results) {
       if (r.output) process.stdout.write(`── ${r.script} ──\n${r.output}`);
+      process.stdout.write(`${r.code === 0 ? '✓' : '✗'} ${r.script} ${seconds(r.ms)}\n`);
       timings.push(r);
     }
     const failed = results.filter((r) => r.code !== 0);
