@@ -22,7 +22,7 @@ export default defineConfig({
       },
       {
         // The single-process rule tests once more, against a relay started with --redis
-        // (issue 10): one redis-server for the project; failures are reported under [redis].
+        // (RS1): one redis-server for the project; failures are reported under [redis].
         // Not fuzz.test.ts: its hostile frames are refused before the room layer, and it would
         // add ~8 s of CPU to every run for no Redis path it does not already take here.
         test: {

@@ -1,4 +1,4 @@
-// `npm run bench:relay -- --redis` (issue 10 §4): the relay as replicas sharing one real
+// `npm run bench:relay -- --redis` (RS7): the relay as replicas sharing one real
 // redis-server, against the single-process relay, in one run, on loopback, with rate limits off
 // and the load generator of bench/relay-load.ts. Three variants:
 //   single — one relay process, no Redis (the baseline)

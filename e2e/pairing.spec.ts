@@ -1,7 +1,7 @@
 import { appUrl, expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { makeTestMachine } from './support/test-machine.ts';
 
-test.describe('Pairing (issue 7 §1, D14)', () => {
+test.describe('Pairing (A1, D14)', () => {
   test('by pasted code: confirm shows machine and relay host, then the machine appears with its presence', async ({
     page,
     relay,
@@ -97,7 +97,7 @@ test.describe('Pairing (issue 7 §1, D14)', () => {
   });
 });
 
-test.describe('QR scanner (issue 7 §1, §8)', () => {
+test.describe('QR scanner (A1, A8)', () => {
   test('is loaded only when opened; without a camera it says so and leaves paste available', async ({
     page,
   }) => {
@@ -119,7 +119,7 @@ test.describe('QR scanner (issue 7 §1, §8)', () => {
   });
 });
 
-test.describe('Forget (issue 7 §4 Machine)', () => {
+test.describe('Forget (A4 Machine)', () => {
   test('forgetting a machine deletes its secret from IndexedDB and leaves its room', async ({
     page,
     relay,

@@ -4,7 +4,7 @@ import { startPushWorld, type PushWorld } from './support/push-world.ts';
 import { joinRoom } from './support/room-socket.ts';
 import { shownNotifications } from './support/sw.ts';
 
-// Issue 8 §5 / D5: the app hidden → its socket closes (lifecycle.ts) → the relay tells the
+// N5 / D5: the app hidden → its socket closes (lifecycle.ts) → the relay tells the
 // machine the last phone left → the machine's next approval goes out as a push, through the real
 // relay and the fake push service, and becomes a notification.
 
@@ -77,7 +77,7 @@ test('D5: the app hidden → its socket closes → the machine’s next approval
   expect(shown!.tag).toBe(`approval:${w.roomId}:${String(shown!.data.approvalId)}`);
 });
 
-test('Issue 8 §2: Settings › Notifications is wired — a tap gets permission and the relay’s /vapid key, then pushManager.subscribe (which no push service can answer here)', async ({
+test('N2: Settings › Notifications is wired — a tap gets permission and the relay’s /vapid key, then pushManager.subscribe (which no push service can answer here)', async ({
   page,
   context,
   baseURL,

@@ -11,7 +11,7 @@ test('Store layout: the page and the worker use the same IndexedDB keys', () => 
   for (const key of ['PAIRINGS_KEY', 'PUSH_SETTINGS_KEY', 'PUSH_ACTIVITY_KEY'] as const) {
     expect(pageLayout[key]).toBe(workerLayout[key]);
   }
-  // The app's pairing store writes this key (src/client/pairing-store.ts on the app branch).
+  // The app's pairing store writes this key (src/client/pairing-store.ts).
   expect(workerLayout.PAIRINGS_KEY).toBe('pairings');
 });
 

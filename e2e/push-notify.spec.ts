@@ -18,7 +18,7 @@ import {
   type PushDelivery,
 } from './support/sw.ts';
 
-// Issue 8 §3–§4 through the real service worker: pushes are handed to it by the DevTools
+// N3–N4 through the real service worker: pushes are handed to it by the DevTools
 // protocol (ServiceWorker.deliverPushMessage) — no push service is reachable here. The whole
 // relay → push service path is in push-path.spec.ts.
 

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { startPushWorld, type PushWorld } from './support/push-world.ts';
 import { runNotificationAction, shownNotifications } from './support/sw.ts';
 
-// Issue 8 §5, the whole path: the mock machine seals an approval push → the real relay sends it
+// N5, the whole path: the mock machine seals an approval push → the real relay sends it
 // with Web Push to a local fake push service (the relay's test-only --unsafe-allow-push-origin)
 // → the test decrypts the RFC 8291 body → hands it to the service worker (DevTools protocol) →
 // notification → Allow or Deny through the notification-click handler → the machine.

@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { serveDistCopy } from './support/static-server.ts';
 import { waitForController } from './support/sw.ts';
 
-// Issue 8 §1: installable, offline, and updated only when the user says so.
+// N1: installable, offline, and updated only when the user says so.
 
 /** The shell's scripts ran (whatever the app's screens look like): its root has content. */
 async function expectAppRendered(page: Page) {

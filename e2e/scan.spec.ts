@@ -46,7 +46,7 @@ const cameraTracks = (page: Page) =>
     (globalThis as unknown as { __tracks: Track[] }).__tracks.map((t) => t.readyState),
   );
 
-test.describe('QR scanning (issue 7 §1)', () => {
+test.describe('QR scanning (A1)', () => {
   const terminals = [
     { theme: 'light', env: { FORCE_COLOR: '1' }, how: 'colours pinned' },
     { theme: 'dark', env: {}, how: 'plain output' },

@@ -2,7 +2,7 @@ import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
 
 // The app shell without any machine: every screen by URL, languages, themes, zoom, targets.
-test.describe('App shell (issue 7 §4, §7)', () => {
+test.describe('App shell (A4, A7)', () => {
   test('every screen is reachable by URL, renders without console errors and passes axe', async ({
     page,
   }) => {

@@ -3,7 +3,7 @@ import { build } from 'esbuild';
 import path from 'node:path';
 import url from 'node:url';
 
-// The known-answer vectors must hold in the browser too (issue 2 §7): the same runner vitest
+// The known-answer vectors must hold in the browser too (V1): the same runner vitest
 // uses is bundled for the page and for a service worker, where tweetnacl's CSPRNG comes from
 // self.crypto.getRandomValues instead of Node's crypto.
 // The runner is injected as an inline script; should the app ever ship a strict CSP, that must

@@ -18,7 +18,7 @@ import {
   waitForController,
 } from './support/sw.ts';
 
-// Issue 9 §3, the whole story as real processes: the relay (with a local fake push service), the
+// Q3, the whole story as real processes: the relay (with a local fake push service), the
 // mock machine hosting the device lane over a git workspace, a device executor enrolled with the
 // command the machine prints, and the built app in Chromium with a phone viewport. Two latencies
 // are recorded and printed: approval.request sent → card visible, and push → notification.

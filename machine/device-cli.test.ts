@@ -37,7 +37,7 @@ describe('npm run machine -- --device-lane-port: the machine hosts the device la
     });
   });
 
-  it('§5, H6: prints a working enrollment command with the secrets in the environment and the credential only as its owner-only file (reused, never printed); the enrolled executor runs the tools', async () => {
+  it('DE5, H6: prints a working enrollment command with the secrets in the environment and the credential only as its owner-only file (reused, never printed); the enrolled executor runs the tools', async () => {
     const { tmp, relay, root, stateDir } = await relayAndFolders(cleanups);
     const args = ['--relay', relay.url, '--root', root, '--state-dir', stateDir];
     const m = startMachine([...args, '--device-lane-port', '0']);

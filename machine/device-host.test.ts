@@ -82,7 +82,7 @@ const errorsFor = (phone: TestPhone, sessionId: string) =>
   );
 
 describe('the mock machine runs its tools on an enrolled device', () => {
-  it('§5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too', async () => {
+  it('DE5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too', async () => {
     const d = await deviceWorld();
     await d.serve();
     writeFileSync(path.join(d.w.root, 'notes.txt'), 'from the workspace\n');
@@ -134,7 +134,7 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect(d.link.lane.auditEvents().some((e) => e.event === 'output_overflow')).toBe(false);
   }, 60_000);
 
-  it('§5, H6: the printed command enrolls even when the credential begins with "-" (the secrets travel in the environment)', async () => {
+  it('DE5, H6: the printed command enrolls even when the credential begins with "-" (the secrets travel in the environment)', async () => {
     const tmp = makeTmpDir();
     cleanups.push(async () => tmp.cleanup());
     const stateDir = path.join(tmp.dir, 'state');
@@ -153,7 +153,7 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect(r.code, r.err).toBe(0);
   }, 30_000);
 
-  it('§5: with the device disconnected the tools run locally, and a device that comes back takes over again', async () => {
+  it('DE5: with the device disconnected the tools run locally, and a device that comes back takes over again', async () => {
     const d = await deviceWorld();
     await d.serve();
     await d.stopDevice();
@@ -170,7 +170,7 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect((await finalOf(phone, again.sessionId!)).summary).toContain('(exit 0): [on-device]');
   }, 60_000);
 
-  it('§5 + spec `error`: a device that dies mid-command surfaces outcome_unknown as an error pinned to the session, and the summary says so', async () => {
+  it('DE5 + spec `error`: a device that dies mid-command surfaces outcome_unknown as an error pinned to the session, and the summary says so', async () => {
     const d = await deviceWorld({ reconnectGraceMs: 300 });
     await d.serve();
     const phone = await d.w.phone();
@@ -203,7 +203,7 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect(errors[0]!.message).toMatch(/^dev_\S+: /);
   }, 60_000);
 
-  it('§5 + spec `error`: a device whose shell cannot start answers a real error code that reaches the phone as an `error`', async () => {
+  it('DE5 + spec `error`: a device whose shell cannot start answers a real error code that reaches the phone as an `error`', async () => {
     const d = await deviceWorld();
     const missing = path.join(d.w.dir, 'no-such-shell');
     mkdirSync(path.join(d.w.dir, 'unused'), { recursive: true });

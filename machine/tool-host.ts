@@ -1,7 +1,7 @@
 // Where the scripted agent's tools run. The local host runs them on this machine in the
-// session's folder; the device-executor issue adds a host that runs them on an enrolled device
+// session's folder; the device host (device-tool-host.ts) runs them on an enrolled device
 // over the device lane. Error codes are spelled like the device protocol's outcome codes
-// (device-executor-protocol.md §3.3) so a device host passes them through unchanged and the
+// (the device protocol's §3.3, docs/device.md) so a device host passes them through unchanged and the
 // phone sees the same steps, outputs and errors whichever host ran the tool.
 
 export const TOOL_ERROR_CODES = {

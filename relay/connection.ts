@@ -1,6 +1,6 @@
 // One WebSocket and the spec's "Relay enforcement details": first-frame rule, joins, msg
 // forwarding, push authorisation. A class rather than closures because there is one per socket
-// and idle sockets must stay small (issue 3 §7: ≤ 7.5 KiB each, most of it `ws`'s own).
+// and idle sockets must stay small (RL7: ≤ 7.5 KiB each, most of it `ws`'s own).
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';

@@ -1,5 +1,5 @@
 // What every connection shares: settings, clock, log and the four replaceable parts (rooms,
-// presence, push decision/service, subscription store — see issue 10).
+// presence, push decision/service, subscription store — RS1).
 import type { Logger } from 'pino';
 import type { RelaySettings } from './config.ts';
 import type { RelayCounters } from './counters.ts';

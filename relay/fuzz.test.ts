@@ -1,4 +1,4 @@
-// Bad-frame fuzz (issue 3 §6): thousands of hostile frames from many sockets, before and after
+// Bad-frame fuzz (RL6): thousands of hostile frames from many sockets, before and after
 // hello, while a legitimate room keeps talking. The relay must stay up, every reply must be the
 // one the rules require (an oracle derived from the rules and protocol's parser, fuzz/frames.ts),
 // and the legitimate traffic must all arrive, in order. Bounded: a fixed frame count, seeded PRNG.

@@ -1,6 +1,6 @@
 // Presence semantics (spec): `online:true` to the other role on every new join of a role;
 // `online:false` only when the LAST socket of that role leaves the room. Behind an interface so
-// a multi-replica relay can count across replicas (issue 10).
+// a multi-replica relay can count across replicas (RS3).
 import { encodeFrame } from '../protocol/index.ts';
 import { otherRole, type Role, type Rooms } from './rooms.ts';
 

@@ -1,4 +1,4 @@
-// Room membership and fan-out. An interface so a multi-replica relay (issue 10) can put a
+// Room membership and fan-out. An interface so a multi-replica relay (RS1) can put a
 // shared implementation behind the same calls; this is the in-process one. Rooms live in a Map,
 // so any valid room id, `__proto__` included, is just a key (D3).
 import type { Role } from '../protocol/index.ts';

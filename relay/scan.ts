@@ -1,6 +1,6 @@
 import { isPlain, loadFrame, scanLoaded, unloadFrame } from './control-scan.ts';
 
-// Hot path (issue 3 §7): recognise the canonical `msg` envelope that our own clients write
+// Hot path (RL7): recognise the canonical `msg` envelope that our own clients write
 //   {"kind":"msg","room":"<id>","payload":"<b64>"[,"push":null|{"payload":"<b64>"[,"tag":"<t>"]}]}
 // by a byte scan instead of JSON.parse, so the frame can be forwarded as the very bytes that
 // came in. Anything that does not match exactly (other key order, whitespace, escapes, other

@@ -39,7 +39,7 @@ export type RelayOptions = Partial<RelaySettings> & {
   resolve?: Resolve;
   /** Where log lines go (default stdout); tests capture them here. */
   logDestination?: DestinationStream;
-  /** Replaceable parts (issue 10); in-process implementations by default. */
+  /** Replaceable parts (RS1); in-process implementations by default. */
   rooms?: Rooms;
   presence?: Presence;
   pushDecision?: PushDecision;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gzipSize, initialFiles } from './size-budget.ts';
 
-describe('Size budget (issue 7 §8): what counts as initial JS', () => {
+describe('A8: size budget: what counts as initial JS', () => {
   it('counts the entry and its static imports, transitively, but never dynamic imports', () => {
     const files = initialFiles({
       'index.html': { file: 'assets/index.js', isEntry: true, imports: ['_shared.js'] },

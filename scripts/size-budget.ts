@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 
-// Issue 7 §8: the JavaScript a first visit loads (the entry and everything it imports
+// A8: the JavaScript a first visit loads (the entry and everything it imports
 // statically) must stay within 60 KiB gzip; the scanner, the diff view and the screens not needed
 // for the first paint are dynamic imports and do not count.
 export const INITIAL_JS_BUDGET_BYTES = 60 * 1024;

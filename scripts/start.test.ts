@@ -14,7 +14,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dsh-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start: the whole demo', () => {
-  it('§1: starts relay, machine with the device lane, an enrolled executor and the app; each answers; Ctrl-C stops every process; a second start reuses .data', async () => {
+  it('Q1: starts relay, machine with the device lane, an enrolled executor and the app; each answers; Ctrl-C stops every process; a second start reuses .data', async () => {
     const [relayPort, appPort, lanePort] = [await freePort(), await freePort(), await freePort()];
     const env = {
       [START_ENV.dataDir]: dataDir,

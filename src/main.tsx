@@ -32,7 +32,7 @@ const client = makeClient({
   pushEndpoint: () => push?.endpoint(),
   onJoined: (roomId) => void pushReady.then((p) => p?.onJoined(roomId)),
 });
-// Issue 8 §2: makeAppPushClient re-subscribes on every app start (push.start()); it starts after
+// N2: makeAppPushClient re-subscribes on every app start (push.start()); it starts after
 // the client so the paired rooms are known.
 void client
   .start()

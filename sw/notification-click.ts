@@ -32,7 +32,7 @@ async function openCard(url: string): Promise<void> {
 
 /**
  * The one handler behind a notification tap (body, Allow or Deny). An answer is sent only for an
- * explicit Allow or Deny tap on a notification about one approval (issue 8 §4).
+ * explicit Allow or Deny tap on a notification about one approval (N4).
  */
 export async function handleNotificationClick(
   action: string,

@@ -14,7 +14,7 @@ function maxActions(): number {
 }
 
 /**
- * Issue 8 §3. Every push ends in a notification — even one no key opens ("re-pair needed") —
+ * N3. Every push ends in a notification — even one no key opens ("re-pair needed") —
  * because browsers revoke subscriptions that push silently; the only exception is a window the
  * user is looking at that already shows that session.
  */

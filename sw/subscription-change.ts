@@ -13,7 +13,7 @@ function toJson(sub: PushSubscription): PushSubscriptionJson | null {
   return { endpoint: json.endpoint, keys: { p256dh, auth } };
 }
 
-/** Issue 8 §2: the browser replaced our subscription; move every room to the new endpoint. */
+/** N2: the browser replaced our subscription; move every room to the new endpoint. */
 async function onSubscriptionChange(
   oldSub: PushSubscription | null,
   newSub: PushSubscription | null,

@@ -9,7 +9,7 @@ import {
 } from './constants.ts';
 
 // Transcribed row by row from the spec's `<!-- closed-set: … -->` tables
-// (device-executor-protocol.md §§1.4, 2.1–2.4, 3.1, 3.3, 4, 5.1–5.3).
+// (the device protocol's §§1.4, 2.1–2.4, 3.1, 3.3, 4, 5.1–5.3).
 const SPEC: Record<string, string[]> = {
   DEVICE_FRAME_TYPES: ['hello', 'generationAck', 'heartbeat', 'result', 'chunk', 'goodbye'],
   DEVICE_SERVER_FRAME_TYPES: [

@@ -36,7 +36,7 @@ export const test = base.extend<{
 export { expect };
 export const appUrl = APP_ORIGIN;
 
-/** Issue 7 §7: zero serious or critical axe violations on every screen. */
+/** A7: zero serious or critical axe violations on every screen. */
 export async function expectAccessible(page: Page, screen: string) {
   // A card fades in (160 ms): axe measures contrast on whatever opacity it catches, so wait for
   // running animations to finish rather than judging a half-drawn frame.

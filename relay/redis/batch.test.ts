@@ -41,7 +41,7 @@ function parsePublish(resp: Buffer): [string, Buffer] {
   return [channel.toString(), message];
 }
 
-describe('Inbox batches between replicas (issue 10)', () => {
+describe('Inbox batches between replicas (RS2)', () => {
   it('one event-loop iteration → one PUBLISH per replica; frames verbatim, in order, with room and role', async () => {
     const published: [string, Entry[]][] = [];
     let together = 0;

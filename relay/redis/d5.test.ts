@@ -1,4 +1,4 @@
-// Issue 10: D5 ("a phone silent for 1.5 × the ping interval counts as absent") decided globally.
+// RS4: D5 ("a phone silent for 1.5 × the ping interval counts as absent") decided globally.
 // Each replica publishes how many of its phones are live and re-counts them on a sweep of its own
 // (injected) clock; another replica's push decision reads those counts. Ordering without sleeps:
 // a frame that replica B publishes after its count reaches replica A after that count (one
@@ -67,7 +67,7 @@ const pushMsg = (room: string, payload: string) =>
   JSON.stringify({ kind: 'msg', room, payload: 'bXNn', push: { payload } });
 const msg = (room: string) => `{"kind":"msg","room":"${room}","payload":"c3luYw=="}`;
 
-describe('D5 across replicas (issue 10)', () => {
+describe('RS4: D5 across replicas', () => {
   it('D5: a phone on B silent for more than 1.5 × the ping interval counts as absent for a push from A, and live again once it speaks', async () => {
     const [ta, tb] = [makeManualTimers(), makeManualTimers()];
     const [a, b] = [await replica(ta), await replica(tb)];

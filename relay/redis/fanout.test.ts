@@ -1,4 +1,4 @@
-// Issue 10, step 1: several relays sharing one real redis-server behave, to a phone and a
+// RS2, RS3: several relays sharing one real redis-server behave, to a phone and a
 // machine, like one relay — fan-out both ways verbatim, and the spec's presence semantics
 // across replicas, including a replica killed with SIGKILL.
 import type { ChildProcess } from 'node:child_process';

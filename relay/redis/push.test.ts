@@ -1,4 +1,4 @@
-// Issue 10, step 2: Web Push with --redis. The decision "no phone socket in the room" is
+// RS4: Web Push with --redis. The decision "no phone socket in the room" is
 // global, a subscription stored through one replica is used by another, and every replica (and
 // every restart) signs with the one VAPID key pair created first.
 import fs from 'node:fs';
@@ -60,7 +60,7 @@ async function client(u: string): Promise<TestClient> {
 const pushMsg = (room: string, payload: string) =>
   JSON.stringify({ kind: 'msg', room, payload: 'bXNn', push: { payload } });
 
-describe('Push with --redis (issue 10)', () => {
+describe('RS4: push with --redis', () => {
   it('the decision is global: a phone on B means no push from A; once it leaves, A pushes to the subscription stored through B', async () => {
     const [a, b] = [await replica(), await replica()];
     const room = newRoom();

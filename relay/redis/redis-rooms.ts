@@ -1,4 +1,4 @@
-// Rooms and presence shared by many relay replicas through one Redis (issue 10). Each replica
+// Rooms and presence shared by many relay replicas through one Redis (RS1–RS3). Each replica
 // keeps its own sockets in memory exactly like the in-process Rooms, and adds: one pub/sub
 // channel per room for counts and `online:false`, subscribed only while it holds a socket of that
 // room (or one is joining); its per-room socket counts in Redis under a heartbeat key that

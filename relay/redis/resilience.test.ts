@@ -1,4 +1,4 @@
-// Issue 10, step 3: Redis briefly unreachable. Sockets stay open, /healthz answers 503 with a
+// RS6: Redis briefly unreachable. Sockets stay open, /healthz answers 503 with a
 // reason while it is down, and once it is back (here: restarted empty, the worst case)
 // cross-replica delivery and presence counts resume, with nothing duplicated.
 import fs from 'node:fs';
@@ -66,7 +66,7 @@ async function healthBecomes(r: RunningRelay, status: number) {
 const msg = (room: string, payload: string) =>
   `{"kind":"msg","room":"${room}","payload":"${payload}"}`;
 
-describe('Redis briefly unreachable (issue 10 §1)', () => {
+describe('RS6: Redis briefly unreachable', () => {
   it('sockets stay open, /healthz 503 with a reason, delivery resumes after a restart, nothing duplicated', async () => {
     const logsA = makeLogCapture();
     const [a, b] = [await replica(logsA), await replica(makeLogCapture())];

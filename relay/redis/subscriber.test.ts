@@ -80,7 +80,7 @@ async function publisher(url: string) {
   return p;
 }
 
-describe('The subscriber connection speaks RESP itself (issue 10, fan-out)', () => {
+describe('The subscriber connection speaks RESP itself (RS2)', () => {
   it('subscribes, and messages of any size arrive whole, in order, on their channel', async () => {
     const sub = subscriber(redis.url);
     await sub.s.connect();

@@ -1,4 +1,4 @@
-// Issue 10 over a TLS Redis (`rediss://`, what hosted Redis offers): both of a replica's
+// RS1 over a TLS Redis (`rediss://`, what hosted Redis offers): both of a replica's
 // connections — ioredis for commands and the replica's own RESP subscriber (subscriber.ts) —
 // speak TLS and verify the server's certificate, so a pair split across two replicas still talks.
 import { spawnSync, type ChildProcess } from 'node:child_process';

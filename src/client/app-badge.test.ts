@@ -13,7 +13,7 @@ function recordingApi() {
   };
 }
 
-describe('app badge (issue 7: the badge counts what waits for the owner)', () => {
+describe('app badge (A4: the badge counts what waits for the owner)', () => {
   it('sets the count when it changes, clears it at zero, and stays quiet while it does not change', () => {
     const { calls, api } = recordingApi();
     const badge = makeAppBadge(api);

@@ -396,7 +396,7 @@ describe('Relay error frames are shown, not dropped', () => {
   });
 });
 
-describe('Seams for the push client (issue 8)', () => {
+describe('Seams for the push client (N2)', () => {
   it('reports every join, lists paired rooms, and sends relay frames only on a joined room', async () => {
     const joined: string[] = [];
     const h = makeHarness();

@@ -14,7 +14,7 @@ import { zh } from './zh.ts';
 
 const DICTIONARIES: Record<Locale, Dictionary> = { en, 'zh-CN': zh };
 
-// Issue 7 §7: every UI string and every reason code in English and Simplified Chinese.
+// A7: every UI string and every reason code in English and Simplified Chinese.
 describe('Languages: no key or code is missing in any locale', () => {
   const required = [
     ...Object.values(REASON_CODES).map((c) => `reason.${c}`),

@@ -5,7 +5,7 @@ export type Locale = (typeof LOCALES)[keyof typeof LOCALES];
 export type Dictionary = Record<MessageKey, string>;
 
 // English is in the first chunk; other languages are lazy chunks loaded before first use
-// (size budget, issue 7 §8). The i18n test imports every dictionary directly.
+// (size budget, A8). The i18n test imports every dictionary directly.
 const loaders: Record<Locale, () => Promise<Dictionary>> = {
   en: () => Promise.resolve(en),
   'zh-CN': () => import('./zh.ts').then((m) => m.zh),

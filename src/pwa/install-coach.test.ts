@@ -8,7 +8,7 @@ const IPAD_DESKTOP_MODE =
 const ANDROID_CHROME =
   'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
-describe('Install coach (issue 8 §1: iOS pushes only to the installed app)', () => {
+describe('Install coach (N1: iOS pushes only to the installed app)', () => {
   it('iPhone Safari in a tab is told to add the app to the Home Screen first', () => {
     expect(installAdvice({ userAgent: IPHONE_SAFARI, maxTouchPoints: 5, standalone: false })).toBe(
       INSTALL_ADVICE.iosAddToHomeScreen,

@@ -1,4 +1,4 @@
-// The words of the install and update UI in the app's two languages (issue 7 §7). The app passes
+// The words of the install and update UI in the app's two languages (A7). The app passes
 // its language; the update banner, which runs outside the app's tree, follows <html lang>.
 export type UiLanguage = 'en' | 'zh';
 

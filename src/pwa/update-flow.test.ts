@@ -16,7 +16,7 @@ function fakeWorkbox() {
   };
 }
 
-describe('Update prompt (issue 8 §1)', () => {
+describe('Update prompt (N1)', () => {
   it('a worker taking control without the user tapping Reload never reloads the page', () => {
     const wb = fakeWorkbox();
     let reloads = 0;

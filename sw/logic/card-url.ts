@@ -1,5 +1,5 @@
-// Deep links into the app (issue 7 §4: every screen is reachable by URL). The app's hash routes
-// (src/client/router.ts on the app branch: `#/m/<room>/s/<session>[/approval|question/<id>]`);
+// Deep links into the app (A4: every screen is reachable by URL). The app's hash routes
+// (src/client/router.ts: `#/m/<room>/s/<session>[/approval|question/<id>]`);
 // a static host serves them and the precached shell answers them offline.
 
 export type CardTarget = {

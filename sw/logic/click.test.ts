@@ -17,7 +17,7 @@ const approvalSpec = notificationFor(
   2,
 );
 
-describe('Issue 8 §4: a tap opens the exact card; only Allow/Deny taps answer', () => {
+describe('N4: a tap opens the exact card; only Allow/Deny taps answer', () => {
   it('a tap on the body opens the approval card, never answers', () => {
     expect(clickPlan('', approvalSpec.options.data)).toEqual({
       kind: 'open',
@@ -44,7 +44,7 @@ describe('Issue 8 §4: a tap opens the exact card; only Allow/Deny taps answer',
   });
 });
 
-describe('Issue 8 §3: skip only when a visible window already shows that session', () => {
+describe('N3: skip only when a visible window already shows that session', () => {
   const opened = {
     ok: true as const,
     room: laptop,

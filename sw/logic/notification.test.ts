@@ -14,7 +14,7 @@ const opened = (fields: CompactPushFields): OpenedPush => ({
 });
 const SECRET_TITLE = 'Rotate the production database password';
 
-describe('Issue 8 §3: title and body per kind, with the machine name', () => {
+describe('N3: title and body per kind, with the machine name', () => {
   it('approval: title names the machine, Allow and Deny actions, card URL of the approval', () => {
     const spec = notificationFor(
       opened({ kind: 'approval', sessionId: 's1', title: SECRET_TITLE, approvalId: 'a1' }),

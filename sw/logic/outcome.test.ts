@@ -6,7 +6,7 @@ import { stringsFor } from './strings.ts';
 const closed = (resolution: string, approvalId = 'a1') =>
   ({ v: 1, type: 'approval.closed', ts: 0, approvalId, resolution }) as MachineMessage;
 
-describe('Issue 8 §4: the notification is replaced with the outcome of the tap', () => {
+describe('N4: the notification is replaced with the outcome of the tap', () => {
   it('the machine confirms our own decision → Allowed / Denied', () => {
     expect(outcomeFromMessage(closed('allow'), 'a1', 'allow', 'r1')).toBe(
       APPROVAL_OUTCOMES.allowed,

@@ -45,7 +45,7 @@ const closedMsg = (key: Uint8Array, room: string, fields: Partial<ApprovalClosed
   ),
 });
 
-describe('Issue 8 §4: Allow/Deny from the notification over a short-lived socket', () => {
+describe('N4: Allow/Deny from the notification over a short-lived socket', () => {
   it('sends exactly one sealed approval.respond with a fresh requestId and reports "allowed"', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);

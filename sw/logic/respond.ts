@@ -10,7 +10,7 @@ import {
 import { APPROVAL_OUTCOMES, outcomeFromMessage, type ApprovalOutcome } from './outcome.ts';
 import { SOCKET_OPEN, type SocketFactory, type Timers } from './socket.ts';
 
-/** Issue 8 §4: how long a notification's Allow/Deny waits for the machine's approval.closed. */
+/** N4: how long a notification's Allow/Deny waits for the machine's approval.closed. */
 export const APPROVAL_CONFIRM_DEADLINE_MS = 10_000;
 
 export type RespondInput = {

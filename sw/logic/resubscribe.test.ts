@@ -14,7 +14,7 @@ const subscription = {
   keys: { p256dh: 'BP'.padEnd(87, 'A'), auth: 'A'.repeat(22) },
 };
 
-describe('Issue 8 §2: pushsubscriptionchange moves every room to the new endpoint', () => {
+describe('N2: pushsubscriptionchange moves every room to the new endpoint', () => {
   it('joins each room as phone, unsubscribes the old endpoint and subscribes the new one', async () => {
     const relay = await startFakeRelay({ machinesPresent: 0 });
     const rooms = ['room-aaaaaaaa', 'room-bbbbbbbb'];

@@ -6,7 +6,7 @@ export const RESUBSCRIBE_DEADLINE_MS = 10_000;
 export type ResubscribeInput = {
   relayUrl: string;
   roomIds: readonly string[];
-  /** The endpoint the browser replaced, to remove from every room (issue 8 §2). */
+  /** The endpoint the browser replaced, to remove from every room (N2). */
   oldEndpoint: string | null;
   subscription: PushSubscriptionJson;
   socket: SocketFactory;

@@ -1,6 +1,6 @@
 import type { Language } from './store-layout.ts';
 
-// Every string the worker shows, in the app's two languages (issue 7 §7). The worker cannot
+// Every string the worker shows, in the app's two languages (A7). The worker cannot
 // reach the app's i18n bundle (sw/ imports only protocol/), so it keeps its own short table; the
 // page stores the chosen language in the push settings.
 export type SwStrings = {

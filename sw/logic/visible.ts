@@ -4,7 +4,7 @@ import type { OpenedPush } from './open-push.ts';
 export type WindowFacts = { url: string; visibilityState: string; focused: boolean };
 
 /**
- * Issue 8 §3: a notification is skipped only when a window the user is looking at already shows
+ * N3: a notification is skipped only when a window the user is looking at already shows
  * that very session. Anything else (hidden window, other session, unreadable push) is shown.
  */
 export function alreadyOnScreen(opened: OpenedPush, windows: readonly WindowFacts[]): boolean {

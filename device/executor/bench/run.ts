@@ -1,4 +1,4 @@
-// `npm run bench:device` (issue 6 §4). In one run, on loopback:
+// `npm run bench:device` (DE4). In one run, on loopback:
 //  1. an execStream of a large output through executor (a real child process) and lane, delivered
 //     to a consumer callback, against Node reading the same command's output raw from a pipe —
 //     reported as a ratio; BENCH_DEVICE_REPS rounds (default 3) of raw / floor / lane back to

@@ -66,7 +66,7 @@ function setup(
   return { calls, data };
 }
 
-describe('Settings › Notifications (issue 8 §1–§2)', () => {
+describe('Settings › Notifications (N1–N2)', () => {
   it('iOS in a Safari tab: explains Add to Home Screen and offers no switch yet', () => {
     setup(IPHONE);
     expect(screen.getByText('Install the app to get notifications')).toBeTruthy();

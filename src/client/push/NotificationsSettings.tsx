@@ -13,7 +13,7 @@ const clockTime = (ms: number) =>
   new Date(ms).toLocaleTimeString(undefined, { timeStyle: 'short' });
 
 /**
- * Settings › Notifications (issue 8 §2): the switch (a tap is required for the permission prompt),
+ * Settings › Notifications (N2): the switch (a tap is required for the permission prompt),
  * the lock-screen privacy choice, and per machine its state, last push and what happened to its
  * last notification (machine.status.pushReceipt: the relay's answer, relayed sealed by the machine).
  */

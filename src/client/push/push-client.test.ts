@@ -100,7 +100,7 @@ function harness(options: {
 const laptop = { roomId: 'room-laptop-0001', relay: 'wss://relay.example' };
 const desktop = { roomId: 'room-desktop-001', relay: 'wss://relay.example' };
 
-describe('Issue 8 §2: enabling notifications from a tap', () => {
+describe('N2: enabling notifications from a tap', () => {
   it('permission first, then the relay key, subscribe, and push-subscribe for every paired room', async () => {
     const h = harness({ rooms: [laptop, desktop] });
     await h.client.start();
@@ -180,7 +180,7 @@ describe('Issue 8 §2: enabling notifications from a tap', () => {
   });
 });
 
-describe('Issue 8 §2: re-subscribe on every start and when the browser replaces the subscription', () => {
+describe('N2: re-subscribe on every start and when the browser replaces the subscription', () => {
   it('a new app start re-sends push-subscribe after each hello, without asking again', async () => {
     const first = harness({ rooms: [laptop] });
     await first.client.enable();
@@ -235,7 +235,7 @@ describe('Issue 8 §2: re-subscribe on every start and when the browser replaces
   });
 });
 
-describe('Issue 8 §2: forgetting, last push, privacy setting', () => {
+describe('N2: forgetting, last push, privacy setting', () => {
   it('forgetting a machine sends push-unsubscribe for its room', async () => {
     const h = harness({ rooms: [laptop, desktop] });
     await h.client.enable();

@@ -13,7 +13,7 @@ import {
   type PushSettings,
 } from './store-layout.ts';
 
-// Issue 8 §2: notifications are enabled only from a tap in Settings — permission, then the
+// N2: notifications are enabled only from a tap in Settings — permission, then the
 // relay's VAPID key, pushManager.subscribe, and push-subscribe for every paired room. The app
 // re-subscribes on every start and after every hello (D7), moves rooms to a new endpoint when
 // the browser replaces it, and unsubscribes a room when its machine is forgotten.

@@ -3,7 +3,7 @@ import { PWA_STRINGS, languageOf } from '../../pwa/strings.ts';
 import { MACHINE_PUSH_STATES, PUSH_ERRORS } from './push-client.ts';
 import { PUSH_UI_STRINGS } from './ui-strings.ts';
 
-describe('Issue 7 §7: every push and install string in English and Simplified Chinese', () => {
+describe('A7: every push and install string in English and Simplified Chinese', () => {
   it('both languages have the same keys, none empty', () => {
     for (const table of [PWA_STRINGS, PUSH_UI_STRINGS]) {
       expect(Object.keys(table.zh).sort()).toEqual(Object.keys(table.en).sort());

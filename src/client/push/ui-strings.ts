@@ -6,7 +6,7 @@ import {
   type PushErrorCode,
 } from './push-client.ts';
 
-// Settings › Notifications in the app's two languages (issue 7 §7).
+// Settings › Notifications in the app's two languages (A7).
 export const PUSH_UI_STRINGS = {
   en: {
     title: 'Notifications',
