@@ -1,6 +1,7 @@
 import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
 import { barrier, pairedTestMachine, startSession } from './support/phone.ts';
+import { untilCached } from './support/stored.ts';
 
 // U1 / E1: every card on the phone is still pending at the machine; counts, chips and cards
 // agree; a waiting state without its card says why. U4.question: question cards read right.
@@ -128,6 +129,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
     await nav(page, '#/');
     await expect(page.getByRole('button', { name: 'Allow: Run npm test' })).toBeVisible();
     await expect(page.getByText(/1 waiting/)).toBeVisible();
+    await untilCached(page, 'Fix the build');
     await machine.close();
     await page.reload();
     await expect(page.getByText(/demo offline/).first()).toBeVisible();
