@@ -5,7 +5,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapabilities } from './capabilities.ts';
-import { realClock } from './clock.ts';
+import { realClock } from '../clock.ts';
 import { rootProblem } from './fs/contain.ts';
 import { makeTempJournal } from './fs/temp-journal.ts';
 import { loadKey, loadRecord } from './keystore.ts';

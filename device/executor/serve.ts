@@ -12,7 +12,7 @@ import {
   type HelloAckFrame,
 } from '../wire/index.ts';
 import { reconnectDelayMs } from './backoff.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import { openConnection, type Connection, type SteadyFrame } from './connection.ts';
 import type { OutChunk } from './exec/chunker.ts';
 import { makeFlowControl } from './exec/flow.ts';

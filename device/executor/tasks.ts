@@ -3,7 +3,7 @@
 // not_supported (X5: absence is absence, nothing is emulated).
 import type { DeviceInstructionFrame, DeviceInstructionKind, PayloadFrame } from '../wire/index.ts';
 import { parseInstructionArgs } from '../wire/index.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
 import { makeChunker, type OutChunk } from './exec/chunker.ts';
 import type { Flow } from './exec/flow.ts';
 import { runExec, type StopReason } from './exec/run-exec.ts';
