@@ -1,6 +1,6 @@
 // The executor as a real process (bundled device/main.ts under plain node), killed with -9,
 // against the real lane through the fault proxy.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import {
   type ExecutorChild,
 } from './test-support/child.ts';
 import { makeHarness, type Harness } from './test-support/harness.ts';
+import { seededRandom, seedFromEnv } from './test-support/seeded-random.ts';
 
 let h: Harness;
 const children: ExecutorChild[] = [];
@@ -40,8 +41,16 @@ const nextActive = (since: number) =>
     10_000,
   );
 
+/** Replays the kill moments of a failed run of the kill -9 trials: set it to the seed it printed. */
+const KILL_SEED_ENV = 'DEVICE_KILL_SEED';
+
 describe('at most once under kill -9 (§5.0, R3)', () => {
   it('§5.0: kill -9 the executor at random moments while commands and writes run, restart, 50 trials → no instruction ran twice, writes are whole', async () => {
+    const seed = seedFromEnv(KILL_SEED_ENV);
+    const random = seededRandom(seed);
+    onTestFailed(() => {
+      console.error(`kill -9 trials failed with seed ${seed}; replay: ${KILL_SEED_ENV}=${seed}`);
+    });
     await bundleExecutor();
     h = await makeHarness();
     const ledger = join(h.workspace, 'ledger');
@@ -73,8 +82,8 @@ describe('at most once under kill -9 (§5.0, R3)', () => {
       const content = Buffer.alloc(256 * 1024 + trial, trial % 250);
       versions.set(createHash('sha256').update(content).digest('hex'), trial);
       h.lane.dispatch(h.deviceId, { kind: 'writeFile', args: { path: target }, content });
-      // The kill moment is the experiment's variable: 0–149 ms after dispatch.
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 150)));
+      // The kill moment is the experiment's variable: 0–149 ms after dispatch, from the seed.
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 150)));
       c.child.kill('SIGKILL');
       await c.exited;
       const now = createHash('sha256').update(readFileSync(target)).digest('hex');
@@ -110,7 +119,7 @@ describe('at most once under kill -9 (§5.0, R3)', () => {
     expect(readdirSync(h.workspace).filter((n) => TEMP_NAME_PATTERN.test(n))).toEqual([]);
     const ok = outcomes.filter((o) => o.outcome.ok).length;
     console.info(
-      `kill -9: ${TRIALS} trials, ${ok} of ${outcomes.length} commands answered ok, ${counts.size} ran`,
+      `kill -9: ${TRIALS} trials (seed ${seed}), ${ok} of ${outcomes.length} commands answered ok, ${counts.size} ran`,
     );
     expect(ok).toBeGreaterThan(0);
     expect(outcomes.length - ok).toBeGreaterThan(0);
