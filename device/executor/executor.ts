@@ -18,7 +18,7 @@ import { serve } from './serve.ts';
 import { ExecutorStartError } from './start-error.ts';
 import type { Executor, ExecutorOptions } from './types.ts';
 
-export { EXECUTOR_VERSION, REVOKED_MESSAGE, SUPERSEDED_MESSAGE } from './serve.ts';
+export { EXECUTOR_VERSION, REVOKED_MESSAGE, SUPERSEDED_MESSAGE } from './reconnect-loop.ts';
 export {
   ExecutorStartError,
   EXECUTOR_START_ERRORS,
