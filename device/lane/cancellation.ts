@@ -6,37 +6,40 @@ import type { Instruction } from './instruction.ts';
 import type { LaneConfig } from './options.ts';
 
 export const makeCancellation = (book: InstructionBook, config: LaneConfig) => {
-  const armCancelGrace = (i: Instruction) => {
-    i.cancelGraceTimer?.cancel();
-    i.cancelGraceTimer = config.clock.after(config.cancelGraceMs, () =>
-      book.settleUnknown(i, `no terminal result within ${config.cancelGraceMs} ms of cancel`),
+  const armCancelGrace = (instruction: Instruction) => {
+    instruction.cancelGraceTimer?.cancel();
+    instruction.cancelGraceTimer = config.clock.after(config.cancelGraceMs, () =>
+      book.settleUnknown(
+        instruction,
+        `no terminal result within ${config.cancelGraceMs} ms of cancel`,
+      ),
     );
   };
 
-  const sendCancel = (i: Instruction) => {
-    const conn = book.activeConn(book.deviceEntry(i.deviceId));
-    if (conn === undefined || i.cancelSentGen === conn.gen) return;
-    i.cancelSentGen = conn.gen;
-    conn.send({ t: 'cancel', gen: conn.gen, instructionId: i.id });
-    armCancelGrace(i);
+  const sendCancel = (instruction: Instruction) => {
+    const conn = book.activeConn(book.deviceEntry(instruction.deviceId));
+    if (conn === undefined || instruction.cancelSentGen === conn.gen) return;
+    instruction.cancelSentGen = conn.gen;
+    conn.send({ t: 'cancel', gen: conn.gen, instructionId: instruction.id });
+    armCancelGrace(instruction);
   };
 
   /** Returns false when the id is not in flight (unknown or already settled). */
   const cancel = (instructionId: string): boolean => {
-    const i = book.unsettled.get(instructionId);
-    if (i === undefined) return false;
-    if (i.state === 'queued') {
+    const instruction = book.unsettled.get(instructionId);
+    if (instruction === undefined) return false;
+    if (instruction.state === 'queued') {
       book.settle(
-        i,
+        instruction,
         { ok: true, kind: 'cancelled', state: 'not_started' },
         'terminal_never_started',
       );
       return true;
     }
-    if (i.cancelRequested) return true; // idempotent
-    i.cancelRequested = true;
-    armCancelGrace(i);
-    sendCancel(i);
+    if (instruction.cancelRequested) return true; // idempotent
+    instruction.cancelRequested = true;
+    armCancelGrace(instruction);
+    sendCancel(instruction);
     return true;
   };
 

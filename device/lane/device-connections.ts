@@ -27,9 +27,9 @@ export const makeDeviceConnections = (deps: {
     device.reconnectGraceTimer?.cancel();
     device.reconnectGraceTimer = undefined;
     if (device.epoch !== undefined && device.epoch !== conn.epoch) {
-      for (const i of [...device.inflight.values()]) {
+      for (const instruction of [...device.inflight.values()]) {
         book.settleUnknown(
-          i,
+          instruction,
           'the executor restarted (new epoch); the instruction may have run (R3)',
         );
       }
@@ -38,9 +38,9 @@ export const makeDeviceConnections = (deps: {
     device.conn = conn;
     device.supports = new Set(supports.filter((s) => isMember(DEVICE_INSTRUCTION_KINDS, s)));
     const chunkWatermarks: Record<string, number> = {};
-    for (const i of device.inflight.values()) {
-      chunkWatermarks[i.id] = i.stream.watermark;
-      i.cancelSentGen = undefined;
+    for (const instruction of device.inflight.values()) {
+      chunkWatermarks[instruction.id] = instruction.stream.watermark;
+      instruction.cancelSentGen = undefined;
     }
     return { pendingInstructions: [...device.inflight.keys()], chunkWatermarks };
   };
@@ -48,7 +48,8 @@ export const makeDeviceConnections = (deps: {
   /** R10: dispatch starts only now; cancels written to a dropped socket are replayed (R11). */
   const onGenerationAck = (conn: LaneConn) => {
     const device = book.deviceEntry(conn.deviceId);
-    for (const i of device.inflight.values()) if (i.cancelRequested) cancellation.sendCancel(i);
+    for (const instruction of device.inflight.values())
+      if (instruction.cancelRequested) cancellation.sendCancel(instruction);
     book.setOnline(device, true);
     book.pump(device);
   };
@@ -72,11 +73,11 @@ export const makeDeviceConnections = (deps: {
   };
 
   const writeOff = (device: DeviceEntry, why: string) => {
-    for (const i of [...device.inflight.values()])
-      book.settleUnknown(i, `${why}; the instruction may have run`);
-    for (const i of [...device.queue])
+    for (const instruction of [...device.inflight.values()])
+      book.settleUnknown(instruction, `${why}; the instruction may have run`);
+    for (const instruction of [...device.queue])
       book.settle(
-        i,
+        instruction,
         fail('target_unavailable', `${why}; the instruction never started`),
         'terminal_never_started',
       );

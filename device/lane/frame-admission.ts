@@ -19,19 +19,21 @@ import type { Audit, Instruction, LaneConn } from './instruction.ts';
 import type { LaneConfig } from './options.ts';
 
 /** Why an ok:true outcome cannot be believed for this instruction, or null. */
-const outcomeProblem = (i: Instruction, o: DeviceOutcome): string | null => {
+const outcomeProblem = (instruction: Instruction, o: DeviceOutcome): string | null => {
   if (!o.ok || o.kind === 'cancelled') return null;
-  const want = OUTCOME_KIND_FOR_INSTRUCTION[i.kind];
-  if (o.kind !== want) return `a ${i.kind} instruction must answer kind "${want}", not "${o.kind}"`;
-  const field = STAT_FIELD_FOR_INSTRUCTION[i.kind];
+  const want = OUTCOME_KIND_FOR_INSTRUCTION[instruction.kind];
+  if (o.kind !== want)
+    return `a ${instruction.kind} instruction must answer kind "${want}", not "${o.kind}"`;
+  const field = STAT_FIELD_FOR_INSTRUCTION[instruction.kind];
   if (o.kind === 'stat' && field !== undefined && !(field in o))
-    return `${i.kind} must carry ${field}`;
-  if (i.stream.hasGap) return `the output stream has a gap after streamSeq ${i.stream.watermark}`;
+    return `${instruction.kind} must carry ${field}`;
+  if (instruction.stream.hasGap)
+    return `the output stream has a gap after streamSeq ${instruction.stream.watermark}`;
   if (o.kind === 'exec') {
-    if (i.stream.exitCount !== 1)
-      return `an exec stream must end with exactly one exit chunk (got ${i.stream.exitCount})`;
-    if (i.stream.exitCode !== o.exitCode) {
-      return `exit chunk exitCode ${String(i.stream.exitCode)} differs from the result's ${o.exitCode}`;
+    if (instruction.stream.exitCount !== 1)
+      return `an exec stream must end with exactly one exit chunk (got ${instruction.stream.exitCount})`;
+    if (instruction.stream.exitCode !== o.exitCode) {
+      return `exit chunk exitCode ${String(instruction.stream.exitCode)} differs from the result's ${o.exitCode}`;
     }
   }
   return null;
@@ -49,44 +51,45 @@ export const makeFrameAdmission = (book: InstructionBook, config: LaneConfig, au
     t: 'result' | 'chunk',
     instructionId: string,
   ): Instruction | 'memo' | undefined => {
-    const i = book.unsettled.get(instructionId);
-    if (i === undefined) {
+    const instruction = book.unsettled.get(instructionId);
+    if (instruction === undefined) {
       const settled = book.memo.get(instructionId);
       if (settled === undefined) return dropped(conn, 'unknown_instruction', t, instructionId);
       return settled.deviceId === conn.deviceId
         ? 'memo'
         : dropped(conn, 'device_mismatch', t, instructionId);
     }
-    if (i.deviceId !== conn.deviceId) return dropped(conn, 'device_mismatch', t, instructionId);
-    if (i.state !== 'dispatch_committed')
+    if (instruction.deviceId !== conn.deviceId)
+      return dropped(conn, 'device_mismatch', t, instructionId);
+    if (instruction.state !== 'dispatch_committed')
       return dropped(conn, 'instruction_not_committed', t, instructionId);
-    return i;
+    return instruction;
   };
 
   const onResult = (conn: LaneConn, f: ResultFrame) => {
-    const i = admit(conn, 'result', f.instructionId);
-    if (i === undefined) return;
+    const instruction = admit(conn, 'result', f.instructionId);
+    if (instruction === undefined) return;
     // R5/R6 and §2.4: settled (for any reason) → the bare ack, changing nothing.
     conn.send({ t: 'resultAck', gen: conn.gen, instructionId: f.instructionId });
-    if (i === 'memo') return;
-    const problem = outcomeProblem(i, f.outcome);
+    if (instruction === 'memo') return;
+    const problem = outcomeProblem(instruction, f.outcome);
     if (problem !== null) {
-      audit('protocol_violation', conn.deviceId, { instructionId: i.id, problem });
-      book.settleUnknown(i, `protocol violation: ${problem}`);
+      audit('protocol_violation', conn.deviceId, { instructionId: instruction.id, problem });
+      book.settleUnknown(instruction, `protocol violation: ${problem}`);
       return;
     }
-    book.settle(i, f.outcome);
+    book.settle(instruction, f.outcome);
   };
 
   /** R8: while the stream has a hole, the next streamSeq must arrive within chunkGapTimeoutMs. */
-  const armGap = (i: Instruction) => {
-    i.gapTimer?.cancel();
-    i.gapTimer = undefined;
-    if (!i.stream.hasGap) return;
-    const waiting = i.stream.watermark + 1;
-    i.gapTimer = config.clock.after(config.chunkGapTimeoutMs, () =>
+  const armGap = (instruction: Instruction) => {
+    instruction.gapTimer?.cancel();
+    instruction.gapTimer = undefined;
+    if (!instruction.stream.hasGap) return;
+    const waiting = instruction.stream.watermark + 1;
+    instruction.gapTimer = config.clock.after(config.chunkGapTimeoutMs, () =>
       book.settleUnknown(
-        i,
+        instruction,
         `streamSeq ${waiting} did not arrive within ${config.chunkGapTimeoutMs} ms (R8)`,
       ),
     );
@@ -94,26 +97,26 @@ export const makeFrameAdmission = (book: InstructionBook, config: LaneConfig, au
 
   /** `data`: the chunk's bytes, decoded once by the frame parser (absent for an exit chunk). */
   const onChunk = (conn: LaneConn, f: ChunkFrame, data: Buffer | undefined) => {
-    const i = admit(conn, 'chunk', f.instructionId);
-    if (i === undefined) return;
-    if (i === 'memo') {
+    const instruction = admit(conn, 'chunk', f.instructionId);
+    if (instruction === undefined) return;
+    if (instruction === 'memo') {
       audit('late_chunk_ignored', conn.deviceId, {
         instructionId: f.instructionId,
         streamSeq: f.streamSeq,
       });
       return;
     }
-    const allowed = EXEC_INSTRUCTION_KINDS.has(i.kind)
+    const allowed = EXEC_INSTRUCTION_KINDS.has(instruction.kind)
       ? f.kind !== 'data'
-      : READ_INSTRUCTION_KINDS.has(i.kind) && f.kind === 'data';
+      : READ_INSTRUCTION_KINDS.has(instruction.kind) && f.kind === 'data';
     if (!allowed) {
       audit('protocol_violation', conn.deviceId, {
-        instructionId: i.id,
+        instructionId: instruction.id,
         problem: `${f.kind} chunk`,
       });
       book.settleUnknown(
-        i,
-        `protocol violation: a ${i.kind} instruction cannot stream ${f.kind} chunks`,
+        instruction,
+        `protocol violation: a ${instruction.kind} instruction cannot stream ${f.kind} chunks`,
       );
       return;
     }
@@ -121,23 +124,24 @@ export const makeFrameAdmission = (book: InstructionBook, config: LaneConfig, au
       f.kind === 'exit'
         ? { kind: 'exit', exitCode: f.exitCode as number }
         : { kind: f.kind, data: data ?? (decodeCanonicalBase64(f.dataB64) as Buffer) };
-    const accepted = i.stream.accept(f.streamSeq, f.kind, item);
+    const accepted = instruction.stream.accept(f.streamSeq, f.kind, item);
     if (accepted.status === 'overflow' || accepted.status === 'violation') {
       audit('protocol_violation', conn.deviceId, {
-        instructionId: i.id,
+        instructionId: instruction.id,
         problem: accepted.message,
       });
       book.settleUnknown(
-        i,
+        instruction,
         accepted.status === 'overflow'
           ? `${accepted.message} (R8)`
           : `protocol violation: ${accepted.message}`,
       );
       return;
     }
-    if (accepted.status === 'delivered') for (const item of accepted.items) i.output.push(item);
-    if (accepted.status !== 'duplicate') armGap(i);
-    conn.ackChunks(i.id, i.stream.watermark);
+    if (accepted.status === 'delivered')
+      for (const item of accepted.items) instruction.output.push(item);
+    if (accepted.status !== 'duplicate') armGap(instruction);
+    conn.ackChunks(instruction.id, instruction.stream.watermark);
   };
 
   return { onResult, onChunk };

@@ -44,65 +44,68 @@ export const makeInstructionBook = (config: LaneConfig, audit: Audit) => {
   const activeConn = (device: DeviceEntry): LaneConn | undefined =>
     device.conn !== undefined && device.conn.phase === 'active' ? device.conn : undefined;
 
-  const cancelTimers = (i: Instruction) => {
-    for (const t of [i.ceilingTimer, i.gapTimer, i.cancelGraceTimer]) t?.cancel();
-    i.ceilingTimer = i.gapTimer = i.cancelGraceTimer = undefined;
+  const cancelTimers = (instruction: Instruction) => {
+    for (const t of [instruction.ceilingTimer, instruction.gapTimer, instruction.cancelGraceTimer])
+      t?.cancel();
+    instruction.ceilingTimer = instruction.gapTimer = instruction.cancelGraceTimer = undefined;
   };
   const settle = (
-    i: Instruction,
+    instruction: Instruction,
     outcome: DeviceOutcome,
     state: DeviceInstructionState = 'terminal',
   ) => {
-    if (!unsettled.has(i.id)) return;
-    cancelTimers(i);
-    unsettled.delete(i.id);
-    const device = deviceEntry(i.deviceId);
-    device.inflight.delete(i.id);
-    const queued = device.queue.indexOf(i);
+    if (!unsettled.has(instruction.id)) return;
+    cancelTimers(instruction);
+    unsettled.delete(instruction.id);
+    const device = deviceEntry(instruction.deviceId);
+    device.inflight.delete(instruction.id);
+    const queued = device.queue.indexOf(instruction);
     if (queued >= 0) device.queue.splice(queued, 1);
-    i.state = state;
-    memo.add(i.id, i.deviceId);
-    i.output.end();
-    i.resolve(outcome);
+    instruction.state = state;
+    memo.add(instruction.id, instruction.deviceId);
+    instruction.output.end();
+    instruction.resolve(outcome);
     if (!outcome.ok && outcome.errorCode === 'outcome_unknown') {
-      audit('instruction_outcome_unknown', i.deviceId, {
-        instructionId: i.id,
+      audit('instruction_outcome_unknown', instruction.deviceId, {
+        instructionId: instruction.id,
         message: outcome.message,
       });
     }
     pump(device);
   };
-  const settleUnknown = (i: Instruction, message: string) =>
-    settle(i, fail('outcome_unknown', message));
+  const settleUnknown = (instruction: Instruction, message: string) =>
+    settle(instruction, fail('outcome_unknown', message));
 
   const pump = (device: DeviceEntry) => {
     const conn = activeConn(device);
     if (conn === undefined || conn.goodbye || draining) return;
     while (device.inflight.size < config.maxInflight && device.queue.length > 0) {
-      const i = device.queue.shift() as Instruction;
-      if (!device.supports.has(i.kind)) {
+      const instruction = device.queue.shift() as Instruction;
+      if (!device.supports.has(instruction.kind)) {
         settle(
-          i,
-          fail('not_supported', `the device does not declare ${i.kind}`),
+          instruction,
+          fail('not_supported', `the device does not declare ${instruction.kind}`),
           'terminal_never_started',
         );
         continue;
       }
-      commit(device, conn, i);
+      commit(device, conn, instruction);
     }
   };
 
   /** §5.0: the one-way commit is crossed before the first byte reaches the socket (R1). */
-  const commit = (device: DeviceEntry, conn: LaneConn, i: Instruction) => {
-    i.state = 'dispatch_committed';
-    device.inflight.set(i.id, i);
-    i.ceilingTimer = config.clock.after(i.timeoutMs + config.executionGraceMs, () =>
-      settleUnknown(
-        i,
-        `no terminal result within timeoutMs + ${config.executionGraceMs} ms (execution ceiling)`,
-      ),
+  const commit = (device: DeviceEntry, conn: LaneConn, instruction: Instruction) => {
+    instruction.state = 'dispatch_committed';
+    device.inflight.set(instruction.id, instruction);
+    instruction.ceilingTimer = config.clock.after(
+      instruction.timeoutMs + config.executionGraceMs,
+      () =>
+        settleUnknown(
+          instruction,
+          `no terminal result within timeoutMs + ${config.executionGraceMs} ms (execution ceiling)`,
+        ),
     );
-    writeInstruction(conn, i, config.payloadPartBytes);
+    writeInstruction(conn, instruction, config.payloadPartBytes);
   };
 
   return {

@@ -5,27 +5,31 @@ import type { Instruction, LaneConn } from './instruction.ts';
  * its payload as begin, chunks of payloadPartBytes, commit — and drops the lane's copy of the
  * bytes, so nothing can ever send them again.
  */
-export const writeInstruction = (conn: LaneConn, i: Instruction, payloadPartBytes: number) => {
+export const writeInstruction = (
+  conn: LaneConn,
+  instruction: Instruction,
+  payloadPartBytes: number,
+) => {
   conn.send({
     t: 'instruction',
     gen: conn.gen,
-    instructionId: i.id,
-    rootSessionId: i.rootSessionId,
+    instructionId: instruction.id,
+    rootSessionId: instruction.rootSessionId,
     issuedSeq: conn.issuedSeq++,
-    kind: i.kind,
-    args: i.args,
-    ...(i.cwd === undefined ? {} : { cwd: i.cwd }),
-    ...(i.shellEnv === undefined ? {} : { shellEnv: i.shellEnv }),
-    timeoutMs: i.timeoutMs,
+    kind: instruction.kind,
+    args: instruction.args,
+    ...(instruction.cwd === undefined ? {} : { cwd: instruction.cwd }),
+    ...(instruction.shellEnv === undefined ? {} : { shellEnv: instruction.shellEnv }),
+    timeoutMs: instruction.timeoutMs,
   });
-  if (i.content === undefined || i.sha256 === undefined) return;
-  const base = { gen: conn.gen, instructionId: i.id };
-  const totalLen = i.content.length;
-  conn.send({ t: 'payload', ...base, part: 'begin', totalLen, sha256: i.sha256 });
+  if (instruction.content === undefined || instruction.sha256 === undefined) return;
+  const base = { gen: conn.gen, instructionId: instruction.id };
+  const totalLen = instruction.content.length;
+  conn.send({ t: 'payload', ...base, part: 'begin', totalLen, sha256: instruction.sha256 });
   for (let offset = 0; offset < totalLen; offset += payloadPartBytes) {
-    const part = i.content.subarray(offset, offset + payloadPartBytes);
+    const part = instruction.content.subarray(offset, offset + payloadPartBytes);
     conn.send({ t: 'payload', ...base, part: 'chunk', offset, dataB64: part.toString('base64') });
   }
-  conn.send({ t: 'payload', ...base, part: 'commit', totalLen, sha256: i.sha256 });
-  i.content = undefined;
+  conn.send({ t: 'payload', ...base, part: 'commit', totalLen, sha256: instruction.sha256 });
+  instruction.content = undefined;
 };
