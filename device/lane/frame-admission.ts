@@ -139,7 +139,7 @@ export const makeFrameAdmission = (book: InstructionBook, config: LaneConfig, au
       return;
     }
     if (accepted.status === 'delivered')
-      for (const item of accepted.items) instruction.output.push(item);
+      for (const delivered of accepted.items) instruction.output.push(delivered);
     if (accepted.status !== 'duplicate') armGap(instruction);
     conn.ackChunks(instruction.id, instruction.stream.watermark);
   };
