@@ -1,5 +1,5 @@
 // `npm run device -- …`: the device executor's command line (see device/executor/cli.ts).
-import { runCli } from './executor/cli.ts';
+import { runCli } from './executor/index.ts';
 
 const code = await runCli(process.argv.slice(2), {
   out: (s) => process.stdout.write(`${s}\n`),

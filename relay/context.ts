@@ -10,7 +10,7 @@ import type { Rooms } from './rooms.ts';
 import type { SubscriptionLife } from './subscription-life.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import type { Timers } from './timers.ts';
-import type { Turn } from './turn.ts';
+import type { EventLoopTurn } from './event-loop-turn.ts';
 
 export type Context = {
   settings: RelaySettings;
@@ -26,8 +26,8 @@ export type Context = {
   ipTag: (ip: string) => string;
   unsafeOrigins: ReadonlySet<string>;
   resolve: Resolve;
-  /** The per-turn clock and write batching (turn.ts). */
-  turn: Turn;
+  /** The per-turn clock and write batching (event-loop-turn.ts). */
+  turn: EventLoopTurn;
   /** Plain integers for /metrics (P5), read only at scrape time. */
   counters: RelayCounters;
 };

@@ -19,7 +19,7 @@ import type { Context } from './context.ts';
 import { makeLocalPresence } from './presence.ts';
 import { makeLocalRooms } from './rooms.ts';
 import { realTimers } from './timers.ts';
-import { makeTurn, type Corkable } from './turn.ts';
+import { makeEventLoopTurn, type Corkable } from './event-loop-turn.ts';
 
 const FRAMES_PER_ROUND = 300_000;
 const ROUNDS = 5;
@@ -65,7 +65,7 @@ async function perFrameNs(handlers: ((b: Buffer) => void)[], frames: Buffer[][])
 }
 
 const rooms = makeLocalRooms();
-const turn = makeTurn(realTimers);
+const turn = makeEventLoopTurn(realTimers);
 const ctx = {
   settings: { ...DEFAULT_SETTINGS, rateLimits: false },
   timers: realTimers,

@@ -1,6 +1,5 @@
 // `npm run relay -- [options]`: flags and RELAY_* environment variables (see --help).
-import { helpText, parseSettings } from './config.ts';
-import { startRelay } from './server.ts';
+import { helpText, parseSettings, startRelay } from './index.ts';
 
 const parsed = parseSettings(process.argv.slice(2), process.env);
 if (!parsed.ok) {

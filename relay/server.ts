@@ -27,7 +27,7 @@ import { makeIpTag } from './subscribe.ts';
 import { makeSubscriptionLife } from './subscription-life.ts';
 import { openSqliteSubscriptions, type SubscriptionStore } from './subscriptions.ts';
 import { realTimers, type Timers } from './timers.ts';
-import { makeTurn } from './turn.ts';
+import { makeEventLoopTurn } from './event-loop-turn.ts';
 import { ensureDataDir, loadOrCreateVapidKeys } from './vapid.ts';
 
 const CLOSE_GOING_AWAY = 1001;
@@ -152,7 +152,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     ipTag: makeIpTag(vapid.privateKey),
     unsafeOrigins,
     resolve: options.resolve ?? systemResolve,
-    turn: makeTurn(timers),
+    turn: makeEventLoopTurn(timers),
     counters,
   };
 

@@ -20,7 +20,7 @@ import {
   type HelloAckFrame,
   type HelloFrame,
 } from '../wire/index.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
 import { makeFrameWriter, type FrameWriter } from './frame-writer.ts';
 import { MAX_NONCE_BYTES } from './limits.ts';
 import type { Logger } from './log.ts';

@@ -5,7 +5,7 @@ import { ALICE, startTestLane, type TestLane } from '../test-support/lane-fixtur
 import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { startExecutor } from './executor.ts';
 import { ensureKeyDir, generateDeviceKey, saveKey, saveRecord } from './keystore.ts';
-import { makeManualClock, type ManualClock } from './test-support/manual-clock.ts';
+import { makeManualClock, type ManualClock } from '../test-support/manual-clock.ts';
 import { makeTmpDirs } from './test-support/tmp.ts';
 
 const tmp = makeTmpDirs();

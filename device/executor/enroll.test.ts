@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { KEY_FILE, RECORD_FILE } from './keystore.ts';
-import { makeManualClock } from './test-support/manual-clock.ts';
+import { makeManualClock } from '../test-support/manual-clock.ts';
 import { makeTmpDirs } from './test-support/tmp.ts';
 
 const tmp = makeTmpDirs();

@@ -3,7 +3,7 @@
 // attempts; the four indistinguishable 403s get one combined explanation. The enrollment token
 // and the user credential are used for the request only: never stored, never logged.
 import { DEVICE_HTTP_PATHS, isDeviceId, rawEd25519PublicKey } from '../wire/index.ts';
-import { delay, realClock, type Clock } from './clock.ts';
+import { delay, realClock, type Clock } from '../clock.ts';
 import {
   ensureKeyDir,
   generateDeviceKey,

@@ -5,7 +5,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapabilities } from './capabilities.ts';
-import { realClock } from './clock.ts';
+import { realClock } from '../clock.ts';
 import { rootProblem } from './fs/contain.ts';
 import { makeTempJournal } from './fs/temp-journal.ts';
 import { loadKey, loadRecord } from './keystore.ts';
@@ -18,7 +18,7 @@ import { serve } from './serve.ts';
 import { ExecutorStartError } from './start-error.ts';
 import type { Executor, ExecutorOptions } from './types.ts';
 
-export { EXECUTOR_VERSION, REVOKED_MESSAGE, SUPERSEDED_MESSAGE } from './serve.ts';
+export { EXECUTOR_VERSION, REVOKED_MESSAGE, SUPERSEDED_MESSAGE } from './reconnect-loop.ts';
 export {
   ExecutorStartError,
   EXECUTOR_START_ERRORS,

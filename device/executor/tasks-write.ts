@@ -2,18 +2,18 @@
 // payload frames that follow fill it in order, and commit verifies and places it atomically. A
 // stop before commit removes the temp file (the target was never touched); during commit, the
 // commit finishes and its outcome stands.
-import type { DeviceInstructionFrame, PayloadFrame } from '../wire/index.ts';
+import type { DeviceInstructionFrame, PayloadFrame, WriteArgs } from '../wire/index.ts';
 import { startWrite, type PendingWrite, type WriteMode } from './fs/atomic-write.ts';
 import { fail, type Failure, type Outcome } from './outcome.ts';
-import type { Task, TaskContext } from './tasks.ts';
+import type { Task, TaskContext } from './task.ts';
 
 export const writeTask = (
   frame: DeviceInstructionFrame,
-  a: Record<string, unknown>,
+  args: WriteArgs,
   mode: WriteMode,
   ctx: TaskContext,
 ): Task => {
-  const path = a.path as string;
+  const { path } = args;
   let settled = false;
   let committing = false;
   let settle!: (o: Outcome) => void;
@@ -32,8 +32,8 @@ export const writeTask = (
         path,
         real: served.real,
         finalLink: served.finalLink,
-        contentLen: a.contentLen,
-        sha256: a.sha256,
+        contentLen: args.contentLen,
+        sha256: args.sha256,
         mode,
       },
       { maxWriteBytes: ctx.limits.maxWriteBytes, minFreeBytes: ctx.limits.minFreeBytes },

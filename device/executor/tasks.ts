@@ -1,21 +1,24 @@
-// One instruction → one task with exactly one terminal outcome (§3, §5.4). The kinds the
-// executor declares are switched over exhaustively; the two it does not declare answer
-// not_supported (X5: absence is absence, nothing is emulated).
-import type { DeviceInstructionFrame, DeviceInstructionKind, PayloadFrame } from '../wire/index.ts';
+// One instruction → one task with exactly one terminal outcome (§3, §5.4). Each kind the executor
+// declares has a starter (STARTERS, exhaustive by type) that takes the args as the wire parser
+// typed them; the two it does not declare answer not_supported (X5: absence is absence, nothing
+// is emulated).
+import type {
+  DeviceInstructionFrame,
+  DeviceInstructionKind,
+  InstructionArgsByKind,
+  PathArgs,
+} from '../wire/index.ts';
 import { parseInstructionArgs } from '../wire/index.ts';
-import type { Clock, TimerHandle } from './clock.ts';
-import { makeChunker, type OutChunk } from './exec/chunker.ts';
-import type { Flow } from './exec/flow.ts';
+import type { TimerHandle } from '../clock.ts';
+import { makeChunker } from './exec/chunker.ts';
 import { runExec, type StopReason } from './exec/run-exec.ts';
-import type { Containment } from './fs/contain.ts';
 import { createDir, createTempDir, createTempFile, remove } from './fs/mutate-ops.ts';
 import { runRead } from './fs/read-ops.ts';
 import { canonicalPath, exists, fileInfo, listDir, readLink } from './fs/stat-ops.ts';
-import type { TempJournal } from './fs/temp-journal.ts';
 import { CHUNK_COALESCE_MS } from './limits.ts';
 import { fail, type Outcome } from './outcome.ts';
+import type { Task, TaskContext } from './task.ts';
 import { writeTask } from './tasks-write.ts';
-import type { GroupJournal } from './proc/group-journal.ts';
 
 /** §3.2: declared once, never varied between connections. */
 export const SUPPORTED_KINDS = [
@@ -37,37 +40,9 @@ export const SUPPORTED_KINDS = [
   'createTempDir',
   'createTempFile',
 ] as const satisfies readonly DeviceInstructionKind[];
-
-export type TaskLimits = {
-  readonly maxOutputBytesPerStream: number;
-  readonly maxReadBytes: number;
-  readonly maxWriteBytes: number;
-  readonly minFreeBytes: number;
-  readonly killGraceMs: number;
-};
-
-export type TaskContext = {
-  readonly containment: Containment;
-  readonly workspaceRoot: string;
-  readonly tempRoot: string;
-  readonly shell: string;
-  readonly baseEnv: NodeJS.ProcessEnv;
-  readonly limits: TaskLimits;
-  readonly clock: Clock;
-  readonly flow: Flow;
-  readonly groups: GroupJournal;
-  readonly cgroupBase: string | null;
-  readonly temps: TempJournal;
-  readonly emitChunk: (instructionId: string, chunk: OutChunk) => void;
-};
-
-export type Task = {
-  readonly id: string;
-  readonly kind: DeviceInstructionKind;
-  readonly done: Promise<Outcome>;
-  stop(reason: StopReason): void;
-  payload(frame: PayloadFrame): void;
-};
+type SupportedKind = (typeof SUPPORTED_KINDS)[number];
+const isSupported = (kind: DeviceInstructionKind): kind is SupportedKind =>
+  (SUPPORTED_KINDS as readonly string[]).includes(kind);
 
 const immediate = (frame: DeviceInstructionFrame, outcome: Promise<Outcome>): Task => ({
   id: frame.instructionId,
@@ -88,88 +63,77 @@ const checked = async (
   return served.ok ? op(served.real) : served;
 };
 
-export const startTask = (frame: DeviceInstructionFrame, ctx: TaskContext): Task => {
-  const kind = frame.kind;
-  if (!(SUPPORTED_KINDS as readonly string[]).includes(kind)) {
-    return immediate(
+/** An answer computed once, with no stream and nothing to stop, for a path containment serves. */
+const onPath =
+  (followFinal: boolean, op: (path: string, real: string) => Promise<Outcome>) =>
+  (frame: DeviceInstructionFrame, args: PathArgs, ctx: TaskContext): Task =>
+    immediate(
       frame,
-      Promise.resolve(fail('not_supported', `this executor does not implement ${kind}`)),
+      checked(ctx, args.path, followFinal, (real) => op(args.path, real)),
     );
-  }
+
+type Starter<K extends SupportedKind> = (
+  frame: DeviceInstructionFrame,
+  args: InstructionArgsByKind[K],
+  ctx: TaskContext,
+) => Task;
+
+/** How each declared kind starts, given its args as the wire parser typed them. */
+const STARTERS: { [K in SupportedKind]: Starter<K> } = {
+  exec: (frame, args, ctx) => execTask(frame, args.command, ctx),
+  execStream: (frame, args, ctx) => execTask(frame, args.command, ctx),
+  readTextFile: (frame, args, ctx) => readTask(frame, args.path, undefined, ctx),
+  readBinaryFile: (frame, args, ctx) => readTask(frame, args.path, undefined, ctx),
+  readTextLines: (frame, args, ctx) =>
+    readTask(frame, args.path, { offset: args.offset ?? 0, limit: args.limit }, ctx),
+  writeFile: (frame, args, ctx) => writeTask(frame, args, 'replace', ctx),
+  writeFileExclusive: (frame, args, ctx) => writeTask(frame, args, 'exclusive', ctx),
+  appendFile: (frame, args, ctx) => writeTask(frame, args, 'append', ctx),
+  fileInfo: onPath(false, fileInfo),
+  listDir: onPath(true, listDir),
+  canonicalPath: onPath(true, canonicalPath),
+  exists: onPath(false, exists),
+  readLink: onPath(false, readLink),
+  createDir: (frame, args, ctx) =>
+    immediate(
+      frame,
+      checked(ctx, args.path, false, (real) => createDir(args.path, real, args.recursive ?? true)),
+    ),
+  remove: (frame, args, ctx) =>
+    immediate(
+      frame,
+      checked(ctx, args.path, false, (real) =>
+        remove(
+          args.path,
+          real,
+          args.recursive ?? false,
+          ctx.containment.isRoot(args.path) || ctx.containment.isRoot(real),
+        ),
+      ),
+    ),
+  createTempDir: (frame, args, ctx) => immediate(frame, createTempDir(ctx.tempRoot, args.prefix)),
+  createTempFile: (frame, args, ctx) =>
+    immediate(frame, createTempFile(ctx.tempRoot, args.prefix, args.suffix)),
+};
+
+const startSupported = <K extends SupportedKind>(
+  kind: K,
+  frame: DeviceInstructionFrame,
+  ctx: TaskContext,
+): Task => {
   const parsed = parseInstructionArgs(kind, frame.args);
   if (!parsed.ok) return immediate(frame, Promise.resolve(fail('invalid', parsed.message)));
-  const a = parsed.value as Record<string, unknown>;
-  const path = a.path as string;
-  switch (kind as (typeof SUPPORTED_KINDS)[number]) {
-    case 'exec':
-    case 'execStream':
-      return execTask(frame, a.command as string, ctx);
-    case 'readTextFile':
-    case 'readBinaryFile':
-      return readTask(frame, path, undefined, ctx);
-    case 'readTextLines':
-      return readTask(
-        frame,
-        path,
-        { offset: (a.offset as number | undefined) ?? 0, limit: a.limit as number | undefined },
-        ctx,
-      );
-    case 'writeFile':
-      return writeTask(frame, a, 'replace', ctx);
-    case 'writeFileExclusive':
-      return writeTask(frame, a, 'exclusive', ctx);
-    case 'appendFile':
-      return writeTask(frame, a, 'append', ctx);
-    case 'fileInfo':
-      return immediate(
-        frame,
-        checked(ctx, path, false, (real) => fileInfo(path, real)),
-      );
-    case 'listDir':
-      return immediate(
-        frame,
-        checked(ctx, path, true, (real) => listDir(path, real)),
-      );
-    case 'canonicalPath':
-      return immediate(
-        frame,
-        checked(ctx, path, true, (real) => canonicalPath(path, real)),
-      );
-    case 'exists':
-      return immediate(
-        frame,
-        checked(ctx, path, false, (real) => exists(path, real)),
-      );
-    case 'readLink':
-      return immediate(
-        frame,
-        checked(ctx, path, false, (real) => readLink(path, real)),
-      );
-    case 'createDir':
-      return immediate(
-        frame,
-        checked(ctx, path, false, (real) =>
-          createDir(path, real, (a.recursive as boolean | undefined) ?? true),
-        ),
-      );
-    case 'remove':
-      return immediate(
-        frame,
-        checked(ctx, path, false, (real) =>
-          remove(
-            path,
-            real,
-            (a.recursive as boolean | undefined) ?? false,
-            ctx.containment.isRoot(path) || ctx.containment.isRoot(real),
-          ),
-        ),
-      );
-    case 'createTempDir':
-      return immediate(frame, createTempDir(ctx.tempRoot, a.prefix));
-    case 'createTempFile':
-      return immediate(frame, createTempFile(ctx.tempRoot, a.prefix, a.suffix));
-  }
+  const start: Starter<K> = STARTERS[kind];
+  return start(frame, parsed.value, ctx);
 };
+
+export const startTask = (frame: DeviceInstructionFrame, ctx: TaskContext): Task =>
+  isSupported(frame.kind)
+    ? startSupported(frame.kind, frame, ctx)
+    : immediate(
+        frame,
+        Promise.resolve(fail('not_supported', `this executor does not implement ${frame.kind}`)),
+      );
 
 const chunkerFor = (frame: DeviceInstructionFrame, ctx: TaskContext, cap: number) =>
   makeChunker({

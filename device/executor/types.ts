@@ -1,6 +1,6 @@
 // The executor's public types: options, events, exit reasons, status, the handle.
 import type { DeviceGoodbyeReason } from '../wire/index.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import type { ConnectionEnd } from './connection.ts';
 import type { Logger } from './log.ts';
 import type { Outcome } from './outcome.ts';

@@ -18,6 +18,7 @@ import {
   REORDER_MAX_ENTRIES,
   SETTLED_MEMO_ENTRIES,
 } from '../wire/index.ts';
+import { backgroundClock, type Clock } from '../clock.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type AuditEvent = {
@@ -69,7 +70,13 @@ export type DeviceLaneOptions = {
   defaultTimeoutMs?: number;
   /** Audit rows kept in the database (older ones are pruned). */
   auditKeepRows?: number;
-  /** Clock for token expiry and rate windows. */
+  /**
+   * The timers of every rule about time: the handshake deadline, liveness (R14), the reconnect
+   * grace (R4), the chunk gap (R8), the cancel grace (R11), the execution ceiling and the goodbye
+   * grace (R15). Tests pass a manual clock and move time by hand.
+   */
+  clock?: Clock;
+  /** Clock for token expiry, rate windows and lease freshness; defaults to `clock.now`. */
   now?: () => number;
   onAudit?: (e: AuditEvent) => void;
 };
@@ -116,6 +123,7 @@ export const resolveOptions = (o: DeviceLaneOptions): LaneConfig => ({
   allowTakeover: o.allowTakeover ?? true,
   defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
   auditKeepRows: o.auditKeepRows ?? 20_000,
-  now: o.now ?? Date.now,
+  clock: o.clock ?? backgroundClock,
+  now: o.now ?? (o.clock === undefined ? Date.now : () => o.clock!.now()),
   onAudit: o.onAudit,
 });

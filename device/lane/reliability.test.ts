@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { barrier, collect, startTestLane, type TestLane } from '../test-support/lane-fixture.ts';
+import { makeManualClock } from '../test-support/manual-clock.ts';
 
 let t: TestLane | undefined;
 afterEach(async () => {
@@ -401,11 +402,15 @@ describe('§5.2 reliability rules R1–R15', () => {
   });
 
   it('R14: given no frame for 3 × heartbeatIntervalMs, the connection is closed and in-flight work enters the grace', async () => {
-    // 3 × 80 ms: long enough that a loaded machine still completes the handshake inside it
-    t = await startTestLane({ heartbeatIntervalMs: 80 });
+    const clock = makeManualClock();
+    t = await startTestLane({ heartbeatIntervalMs: 80, clock });
     const { id, dev } = await t.online();
     const h = t.lane.dispatch(id.deviceId, { kind: 'exec', args: { command: 'x' } });
+    // the instruction follows the lane's reading of generationAck, the device's last frame
     await dev.next('instruction');
+    clock.advance(239);
+    expect(t.events.filter((e) => e.event === 'liveness_timeout')).toEqual([]);
+    clock.advance(1);
     await dev.closed;
     expect(await t.audited((e) => e.event === 'liveness_timeout')).toMatchObject({ afterMs: 240 });
     expect(h.state()).toBe('dispatch_committed');
@@ -414,21 +419,19 @@ describe('§5.2 reliability rules R1–R15', () => {
   });
 
   it('R14: heartbeats keep a quiet connection alive', async () => {
-    t = await startTestLane({ heartbeatIntervalMs: 150 });
+    const clock = makeManualClock();
+    t = await startTestLane({ heartbeatIntervalMs: 150, clock });
     const { id, dev } = await t.online();
-    let seq = 0;
-    const beat = setInterval(
-      () => dev.send({ t: 'heartbeat', gen: dev.gen, seq: seq++, inflight: [] }),
-      15,
-    );
-    try {
-      // outlive two liveness windows (450 ms each), then prove the socket still works
-      await new Promise((r) => setTimeout(r, 1000));
-      await barrier(t, dev, id.deviceId);
-      expect(dev.closeInfo).toBeUndefined();
-    } finally {
-      clearInterval(beat);
+    // seven heartbeats 150 ms apart on the lane's clock outlive two liveness windows (450 ms each)
+    for (let seq = 0; seq < 7; seq++) {
+      const rearmed = clock.whenArmed(450); // the lane read the heartbeat and restarted liveness
+      dev.send({ t: 'heartbeat', gen: dev.gen, seq, inflight: [] });
+      await rearmed;
+      clock.advance(150);
     }
+    await barrier(t, dev, id.deviceId);
+    expect(t.events.filter((e) => e.event === 'liveness_timeout')).toEqual([]);
+    expect(dev.closeInfo).toBeUndefined();
   });
 
   it('R15: after goodbye, new dispatches never start, in-flight results are still collected, the socket closes after graceMs', async () => {

@@ -19,6 +19,7 @@ import {
   type DeviceServerFrame,
   type HelloFrame,
 } from '../wire/index.ts';
+import type { TimerHandle } from '../clock.ts';
 import type { Audit, Dispatcher, LaneConn } from './dispatcher.ts';
 import type { LaneConfig } from './options.ts';
 import type { Registry } from './registry.ts';
@@ -49,7 +50,8 @@ export const runSocketSession = (deps: {
   let phase: Phase = 'awaiting_hello';
   let conn: (LaneConn & { phase: 'fencing' | 'active' | 'closed' }) | undefined;
   let handshakeDone = false;
-  let liveness: ReturnType<typeof setTimeout> | undefined;
+  const { clock } = config;
+  let liveness: TimerHandle | undefined;
   /** Stage 0 failed: like ws, read nothing more from this socket. */
   let transportError = false;
 
@@ -60,9 +62,9 @@ export const runSocketSession = (deps: {
   // the executor a wake-up and a frame parse each; the executor's unacked window (16 MiB) is far
   // larger than what arrives in the delay.
   const owedAcks = new Map<string, number>();
-  let ackTimer: ReturnType<typeof setTimeout> | undefined;
+  let ackTimer: TimerHandle | undefined;
   const flushAcks = () => {
-    if (ackTimer !== undefined) clearTimeout(ackTimer);
+    ackTimer?.cancel();
     ackTimer = undefined;
     if (owedAcks.size === 0) return;
     const gen = conn?.gen;
@@ -78,12 +80,12 @@ export const runSocketSession = (deps: {
   };
   const ackChunks = (instructionId: string, upToStreamSeq: number) => {
     owedAcks.set(instructionId, upToStreamSeq);
-    if (ackTimer === undefined) ackTimer = setTimeout(flushAcks, CHUNK_ACK_DELAY_MS);
+    if (ackTimer === undefined) ackTimer = clock.after(CHUNK_ACK_DELAY_MS, flushAcks);
   };
   const finishHandshake = () => {
     if (!handshakeDone) {
       handshakeDone = true;
-      clearTimeout(deadline);
+      deadline.cancel();
       deps.onHandshakeDone();
     }
   };
@@ -94,19 +96,17 @@ export const runSocketSession = (deps: {
   const refreshLiveness = () => {
     if (conn !== undefined) conn.lastFrameAt = config.now();
     if (phase !== 'fencing' && phase !== 'active') return;
-    if (liveness !== undefined) clearTimeout(liveness);
-    liveness = setTimeout(() => {
+    liveness?.cancel();
+    liveness = clock.after(livenessMs, () => {
       audit('liveness_timeout', conn?.deviceId ?? null, { connId, afterMs: livenessMs });
       ws.terminate();
-    }, livenessMs);
-    liveness.unref?.();
+    });
   };
 
-  const deadline = setTimeout(() => {
+  const deadline = clock.after(config.handshakeDeadlineMs, () => {
     audit('handshake_timeout', null, { connId, afterMs: config.handshakeDeadlineMs });
     close(POLICY, 'handshake deadline');
-  }, config.handshakeDeadlineMs);
-  deadline.unref?.();
+  });
 
   const reject = (code: DeviceHelloRejectCode, detail: object, deviceId: string | null) => {
     audit('hello_rejected', deviceId, { connId, code, ...detail });
@@ -288,9 +288,10 @@ export const runSocketSession = (deps: {
       case 'goodbye': {
         audit('goodbye', c.deviceId, { connId, reason: f.reason, graceMs: f.graceMs ?? null });
         dispatcher.onGoodbye(c);
-        const t = setTimeout(() => close(1000, 'goodbye'), f.graceMs ?? config.reconnectGraceMs);
-        t.unref?.();
-        ws.once('close', () => clearTimeout(t));
+        const grace = clock.after(f.graceMs ?? config.reconnectGraceMs, () =>
+          close(1000, 'goodbye'),
+        );
+        ws.once('close', () => grace.cancel());
         return;
       }
       case 'result':
@@ -304,10 +305,10 @@ export const runSocketSession = (deps: {
 
   ws.on('close', () => {
     phase = 'closed';
-    if (ackTimer !== undefined) clearTimeout(ackTimer);
+    ackTimer?.cancel();
     owedAcks.clear();
-    clearTimeout(deadline);
-    if (liveness !== undefined) clearTimeout(liveness);
+    deadline.cancel();
+    liveness?.cancel();
     finishHandshake();
     if (conn !== undefined) {
       conn.phase = 'closed';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { startRelay, type RelayOptions, type RunningRelay } from '../server.ts';
+import { startRelay, type RelayOptions, type RunningRelay } from '../index.ts';
 import { makeLogCapture, type LogCapture } from './log-capture.ts';
 import { makeManualTimers, type ManualTimers } from './manual-timers.ts';
 import { connectClient, type TestClient } from './ws-client.ts';

@@ -29,7 +29,7 @@ import {
   parseDeviceFrame,
   parseDeviceFrameBytes,
 } from '../../wire/index.ts';
-import { realClock } from '../clock.ts';
+import { realClock } from '../../clock.ts';
 import { makeChunker } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';

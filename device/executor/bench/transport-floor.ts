@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { dataChunkFrameWriter } from '../../wire/index.ts';
-import { realClock } from '../clock.ts';
+import { realClock } from '../../clock.ts';
 import { makeChunker } from '../exec/chunker.ts';
 import { makeFrameWriter } from '../frame-writer.ts';
 import { CHUNK_COALESCE_MS } from '../limits.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeManualClock } from '../test-support/manual-clock.ts';
+import { makeManualClock } from '../../test-support/manual-clock.ts';
 import { makeChunker, type OutChunk } from './chunker.ts';
 
 const make = (coalesceMs = 0, cap = 1 << 30) => {

@@ -2,7 +2,7 @@
 // canonical), contiguous streamSeq from 0, exactly one `exit` chunk last, and a per-stream byte
 // cap after which the rest is dropped and flagged truncated. Consecutive small writes of one
 // kind are coalesced for a few ms so a chatty command does not produce thousands of tiny chunks.
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, TimerHandle } from '../../clock.ts';
 import { MAX_CHUNK_RAW_BYTES } from '../limits.ts';
 
 export type DataKind = 'stdout' | 'stderr' | 'data';

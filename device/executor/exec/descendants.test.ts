@@ -10,7 +10,7 @@ import { detectCgroupSupport } from '../proc/cgroup.ts';
 import { spawnGroup } from '../proc/group.ts';
 import { isProcessAlive } from '../proc/proc-stat.ts';
 import { makeExecStarter, printed } from '../test-support/exec-run.ts';
-import { makeManualClock, type ManualClock } from '../test-support/manual-clock.ts';
+import { makeManualClock, type ManualClock } from '../../test-support/manual-clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 
 const tmp = makeTmpDirs();

@@ -1,7 +1,7 @@
 // H7b: how a command's output is finished once its processes are dead. The pipes close as soon
 // as what they still buffer is read — unless a process the executor could not find holds them.
 import type { Readable } from 'node:stream';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, TimerHandle } from '../../clock.ts';
 import { OUTPUT_DRAIN_AFTER_KILL_MS } from '../limits.ts';
 import type { SpawnedGroup } from '../proc/group.ts';
 import type { Flow } from './flow.ts';

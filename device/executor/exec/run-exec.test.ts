@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isGroupGone, isProcessAlive } from '../proc/proc-stat.ts';
 import { bytesOf, makeExecStarter, printed } from '../test-support/exec-run.ts';
-import { makeManualClock } from '../test-support/manual-clock.ts';
+import { makeManualClock } from '../../test-support/manual-clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 
 const tmp = makeTmpDirs();

@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import type { Readable } from 'node:stream';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, TimerHandle } from '../../clock.ts';
 import { LINGER_AFTER_EXIT_MS } from '../limits.ts';
 import { fail, type Outcome } from '../outcome.ts';
 import { removeCommandCgroup } from '../proc/cgroup.ts';

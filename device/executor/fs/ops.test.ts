@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClock } from '../clock.ts';
+import { realClock } from '../../clock.ts';
 import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClock } from '../clock.ts';
+import { realClock } from '../../clock.ts';
 import { makeTmpDirs } from '../test-support/tmp.ts';
 import { makeGroupJournal } from './group-journal.ts';
 import { once } from 'node:events';

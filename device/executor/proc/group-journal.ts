@@ -5,7 +5,7 @@
 // and start time, and removed once everything of the command is gone.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 import { removeCommandCgroup } from './cgroup.ts';
 import type { CommandTags } from './group.ts';
 import { readProcStat, startTicksAt } from './proc-stat.ts';

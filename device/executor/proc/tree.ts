@@ -8,7 +8,7 @@
 // Only processes started after the command's leader are considered for the last two, so nothing
 // older than the command is ever taken for it. Zombies count as dead (PID 1 does not reap here).
 import { readFileSync } from 'node:fs';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, TimerHandle } from '../../clock.ts';
 import { GROUP_POLL_INTERVAL_MS, KILL_CONFIRM_MS } from '../limits.ts';
 import { cgroupPids } from './cgroup.ts';
 import { liveProcesses, type ProcStat } from './proc-stat.ts';

@@ -1,7 +1,7 @@
 // runExec against real processes for the exec tests: output collected as chunks, a journal in
 // a temp folder, the clock and the cgroup base of the test's choosing.
 import { join } from 'node:path';
-import { realClock, type Clock } from '../clock.ts';
+import { realClock, type Clock } from '../../clock.ts';
 import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';

@@ -1,17 +1,18 @@
 // An enrolled executor against the real lane (device/lane) on 127.0.0.1 port 0: the lane
-// fixture, a real enrollment over HTTP, and startExecutor in-process. Logs are captured so
-// tests can prove what never reaches them.
+// fixture, a real enrollment over HTTP, and startExecutor in-process through the executor's
+// public face (index.ts), as any host would. Logs are captured so tests can prove what never
+// reaches them.
 import { join } from 'node:path';
 import { ALICE, startTestLane, type TestLane } from '../../test-support/lane-fixture.ts';
 import type { DeviceLaneOptions } from '../../lane/index.ts';
-import { enrollDevice } from '../enroll.ts';
 import {
+  enrollDevice,
+  makeJsonLogger,
   startExecutor,
   type Executor,
   type ExecutorEvent,
   type ExecutorOptions,
-} from '../executor.ts';
-import { makeJsonLogger } from '../log.ts';
+} from '../index.ts';
 import { startFaultProxy } from './fault-proxy.ts';
 import { makeTmpDirs } from './tmp.ts';
 

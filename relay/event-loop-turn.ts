@@ -11,14 +11,14 @@ export interface Corkable {
   readonly socket: { uncork(): void };
 }
 
-export type Turn = {
+export type EventLoopTurn = {
   /** The clock, read once per turn: every frame of one turn gets the same time. */
   now(): number;
   /** Uncorks `c` at the end of this turn (the caller has corked it and set `corked`). */
   uncorkLater(c: Corkable): void;
 };
 
-export function makeTurn(timers: Timers): Turn {
+export function makeEventLoopTurn(timers: Timers): EventLoopTurn {
   let scheduled = false;
   let nowMs = 0;
   let nowValid = false;

@@ -1,2 +1,0 @@
-// Placeholder so bench/tsconfig.json has an input; benchmarks land with their issues.
-export {};

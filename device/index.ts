@@ -1,2 +1,0 @@
-// Placeholder so the tsconfig has an input; filled by its issue.
-export {};
