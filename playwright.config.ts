@@ -17,8 +17,10 @@ export const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  // Files run on two workers side by side (a test mostly waits on the relay, the machine and the
+  // page); the tests of one file stay in order on one worker. E2E_WORKERS=1 runs them one by one.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   forbidOnly: true,
   timeout: 60_000,
