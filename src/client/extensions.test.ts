@@ -96,17 +96,19 @@ describe('E2–E4: the phone offers only what the machine announced (§5 compati
     const code = (r: ReturnType<typeof respondExtras>) => (r.ok ? null : r.code);
     expect(code(respondExtras(v, request, 'deny', { scope: 'always' }))).toBe('scope-not-offered');
     expect(
-      code(respondExtras(v, { ...request, rule: { key: 'k', scopes: ['session'] } }, 'allow', {
-        scope: 'always',
-      })),
+      code(
+        respondExtras(v, { ...request, rule: { key: 'k', scopes: ['session'] } }, 'allow', {
+          scope: 'always',
+        }),
+      ),
     ).toBe('scope-not-offered');
     expect(code(respondExtras(v, request, 'allow', { scope: 'session', edited: 'ls' }))).toBe(
       'scope-not-offered',
     );
     expect(code(respondExtras(v, request, 'deny', { edited: 'ls' }))).toBe('not-editable');
-    expect(code(respondExtras(v, { ...request, editable: undefined }, 'allow', { edited: 'ls' }))).toBe(
-      'not-editable',
-    );
+    expect(
+      code(respondExtras(v, { ...request, editable: undefined }, 'allow', { edited: 'ls' })),
+    ).toBe('not-editable');
     expect(code(respondExtras(v, request, 'allow', { edited: '  ' }))).toBe('edit-blank');
     expect(code(respondExtras(v, request, 'allow', { edited: 'x'.repeat(4097) }))).toBe(
       'edit-too-long',
@@ -114,7 +116,9 @@ describe('E2–E4: the phone offers only what the machine announced (§5 compati
     expect(code(respondExtras(viewWith(), request, 'allow', { scope: 'session' }))).toBe(
       'scope-not-offered',
     );
-    expect(code(respondExtras(viewWith(), request, 'allow', { edited: 'ls' }))).toBe('not-editable');
+    expect(code(respondExtras(viewWith(), request, 'allow', { edited: 'ls' }))).toBe(
+      'not-editable',
+    );
   });
 });
 
@@ -204,9 +208,7 @@ describe('E2–E4 through the client: what goes on the wire', () => {
     expect(revoke.ok).toBe(true);
     // A second tap while the first is unconfirmed sends nothing more.
     await client.revokeRule(m.roomId, 'r1');
-    expect(sentOf(m.heard(ws), 'rule.revoke')).toEqual([
-      expect.objectContaining({ ruleId: 'r1' }),
-    ]);
+    expect(sentOf(m.heard(ws), 'rule.revoke')).toEqual([expect.objectContaining({ ruleId: 'r1' })]);
     m.say(ws, { type: 'rules', ts: 3, rules: [rule] });
     expect(client.state().outbox).toHaveLength(1);
     m.say(ws, { type: 'rules', ts: 4, rules: [] });

@@ -50,7 +50,8 @@ export const canStop = (view: Pick<MachineView, 'status'>, session: Session): bo
 
 export type ApprovalChoice = { scope?: ApprovalScope; edited?: string };
 export type ChoiceRefusal = 'scope-not-offered' | 'not-editable' | 'edit-blank' | 'edit-too-long';
-export type ChoiceResult = { ok: true; extras: ApprovalChoice } | { ok: false; code: ChoiceRefusal };
+export type ChoiceResult =
+  { ok: true; extras: ApprovalChoice } | { ok: false; code: ChoiceRefusal };
 
 /**
  * The extra fields of an `approval.respond`, or the reason the phone will not send them: a
@@ -80,6 +81,9 @@ export function respondExtras(
     return { ok: false, code: 'edit-too-long' };
   return {
     ok: true,
-    extras: { ...(scope !== undefined ? { scope } : {}), ...(edited !== undefined ? { edited } : {}) },
+    extras: {
+      ...(scope !== undefined ? { scope } : {}),
+      ...(edited !== undefined ? { edited } : {}),
+    },
   };
 }

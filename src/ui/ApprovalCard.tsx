@@ -42,7 +42,8 @@ export function ApprovalCard(props: {
 
   // E2/E3: offered only when the machine announced them (extensions.ts, §5).
   const scopes = () => scopeChoices(props.view, props.approval);
-  const editable = () => (canEdit(props.view, props.approval) ? props.approval.editable : undefined);
+  const editable = () =>
+    canEdit(props.view, props.approval) ? props.approval.editable : undefined;
   const [editing, setEditing] = createSignal<string | null>(null);
 
   // One decision per approval: the first tap disables every button before anything is awaited.

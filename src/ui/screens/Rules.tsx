@@ -42,10 +42,7 @@ export default function Rules(props: { roomId: string }) {
                 {v().name} · <Presence view={v()} />
               </p>
               <AsOf view={v()} />
-              <Show
-                when={supported()}
-                fallback={<p class="empty">{ui.t('rules.unsupported')}</p>}
-              >
+              <Show when={supported()} fallback={<p class="empty">{ui.t('rules.unsupported')}</p>}>
                 <p class="hint">{ui.t('rules.intro')}</p>
                 <Show
                   when={v().rules}
