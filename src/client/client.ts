@@ -232,11 +232,12 @@ export function makeClient(deps: ClientDeps) {
       if (decision && waitForSnapshot) continue;
       if (transmit(roomId, entry.message)) outbox.noteResent(entry.requestId);
     }
-    // A reply too old to re-send goes back into its box (U2).
+    // A reply too old to re-send goes back into its box (U2). A Stop or a revoke too old to
+    // re-send is dropped, so its button comes back (E2, E4): neither may act late.
     for (const entry of outbox.entries()) {
-      if (entry.roomId !== roomId || entry.kind !== 'message') continue;
-      if (entry.state !== ACTION_STATES.expired) continue;
-      replyNotes.expired(entry);
+      if (entry.roomId !== roomId || entry.state !== ACTION_STATES.expired) continue;
+      if (entry.kind === 'message') replyNotes.expired(entry);
+      else if (entry.kind !== 'interrupt' && entry.kind !== 'rule') continue;
       outbox.remove(entry.requestId);
     }
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, Capabilities, Session } from '../../protocol/index.ts';
 import { canEdit, canStop, respondExtras, scopeChoices } from './extensions.ts';
+import { RESEND_WINDOW_MS } from './outbox.ts';
 import { connect, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
 
 const ALL: Partial<Capabilities> = { approvalRules: true, approvalEdit: true, interrupt: true };
@@ -242,5 +243,16 @@ describe('E2–E4 through the client: what goes on the wire', () => {
       reason: 'not-running',
     });
     expect(client.state().outbox).toEqual([]);
+  });
+
+  it('E4: a Stop too old to re-send is dropped when the machine is back, never sent late', async () => {
+    const { client, m, ws, clock, sockets } = await paired(ALL);
+    await client.interrupt(m.roomId, 's1');
+    ws.drop();
+    clock.advance(RESEND_WINDOW_MS + 1);
+    const ws2 = sockets.last();
+    connect(ws2);
+    expect(client.state().outbox).toEqual([]);
+    expect(sentOf(m.heard(ws2), 'session.interrupt')).toEqual([]);
   });
 });
