@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../protocol/index.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
+import { liveInGroup } from './test-support/processes.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
 import { until } from './test-support/until.ts';
 
@@ -14,27 +15,6 @@ const suite = relaySuite();
 function interrupt(phone: TestPhone, sessionId: string, requestId = rid()) {
   phone.send({ type: 'session.interrupt', requestId, sessionId });
   return requestId;
-}
-
-/**
- * The processes of group `pgid` that still run (Linux /proc). A killed process stays a zombie
- * until its parent reaps it — for orphans that is PID 1, whenever it gets to it — so a zombie
- * counts as gone: it runs nothing and holds nothing but its table entry.
- */
-function liveInGroup(pgid: number): string[] {
-  const live: string[] = [];
-  for (const pid of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') live.push(`${pid} ${state}`);
-  }
-  return live;
 }
 
 const isInterrupted = (sessionId: string) => (m: MachineMessage) =>
