@@ -81,7 +81,8 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
       }
       if (!core.pending.decideFromPhone(m.approvalId, m.decision === 'allow', m.edited))
         return notPending();
-      if (ruleAdded) core.rulesChanged();
+      // After the approval.closed this returns (sent synchronously by the caller).
+      if (ruleAdded) queueMicrotask(() => core.rulesChanged());
       return [
         {
           v: 1,
