@@ -81,7 +81,8 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
       }
       if (!core.pending.decideFromPhone(m.approvalId, m.decision === 'allow', m.edited))
         return notPending();
-      if (ruleAdded) core.rulesChanged();
+      // After the approval.closed this returns (sent synchronously by the caller).
+      if (ruleAdded) queueMicrotask(() => core.rulesChanged());
       return [
         {
           v: 1,
@@ -94,13 +95,9 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
       ];
     },
     revoke(m: RuleRevoke): MachineMessage[] {
-      if (!core.rules.list().some((r) => r.ruleId === m.ruleId)) {
-        // The list goes with the refusal, so the phone drops a rule it still shows.
-        return [
-          errorMsg(`no rule ${m.ruleId} on this machine`, { context: 'rule.revoke' }),
-          rulesMessage(m.requestId),
-        ];
-      }
+      // An unknown rule (or one revoked already) changes nothing: revoking twice = once, and the
+      // list that answers it lets the phone drop a rule it still shows.
+      if (!core.rules.list().some((r) => r.ruleId === m.ruleId)) return [rulesMessage(m.requestId)];
       if (!core.rules.revoke(m.ruleId)) {
         return [
           errorMsg('the machine could not forget the rule; it still stands', {

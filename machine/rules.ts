@@ -69,9 +69,27 @@ export function makeRules(o: {
           );
   const find = (x: RuleQuery) => findIn('session', x) ?? findIn('always', x);
 
+  /** Whether one more rule like `x` would still be within MAX_RULES and one frame. */
+  const hasRoom = (x: RuleAdd): boolean => {
+    const next: RuleEntry[] = [
+      ...list(),
+      {
+        ruleId: randomUUID(),
+        key: x.key,
+        tool: x.tool,
+        scope: x.scope,
+        ...(x.scope === 'always' ? { root: x.root ?? '' } : { sessionId: x.sessionId }),
+        createdAt: o.now(),
+        uses: 0,
+      },
+    ];
+    return next.length <= max && o.fits(next);
+  };
+
   return {
     list,
     match: find,
+    hasRoom,
     /** Counts one use; false when the rule was revoked meanwhile (then it must not allow). */
     use(ruleId: string): boolean {
       const s = session.get(ruleId);
@@ -100,8 +118,7 @@ export function makeRules(o: {
         createdAt: o.now(),
         uses: 0,
       };
-      const next = [...list(), rule];
-      if (next.length > max || !o.fits(next))
+      if (!hasRoom(x))
         return { ok: false, message: 'too many remembered approvals: revoke some first' };
       if (x.scope === 'always') {
         const stored = o.store.write('remember an approval', () =>

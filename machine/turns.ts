@@ -57,6 +57,17 @@ export function makeTurns(core: Core) {
     core.scheduler.stateChanged(s.sessionId);
   };
 
+  const roomForRule = (s: SessionRecord, offer: ApprovalOffer): boolean =>
+    offer.rule!.scopes.every((scope) =>
+      core.rules.hasRoom({
+        tool: offer.tool,
+        key: offer.rule!.key,
+        scope,
+        sessionId: s.sessionId,
+        root: s.root ?? rootOf(s.cwd, core.roots),
+      }),
+    );
+
   /** E2: a live rule the human made allows this request without asking; the trail says so. */
   function allowedByRule(s: SessionRecord, offer: ApprovalOffer): ApprovalAnswer | null {
     if (offer.rule === undefined) return null;
@@ -114,6 +125,9 @@ export function makeTurns(core: Core) {
           });
           const byRule = allowedByRule(s, offer);
           if (byRule !== null) return byRule;
+          // E2: a full list (MAX_RULES, or one more would not fit a frame) offers no scopes.
+          if (offer.rule !== undefined && !roomForRule(s, offer))
+            offer.rule = { ...offer.rule, scopes: [] };
           const { approval, outcome: decided } = core.pending.openApproval(
             s.sessionId,
             clampApprovalTitle(ask.title),
