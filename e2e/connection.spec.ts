@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
 import { makeTestMachine } from './support/test-machine.ts';
 
 test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
@@ -15,7 +15,7 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     await nav(page, '#/new');
     await page.getByLabel('Prompt').fill('run: echo applied >> ran.txt\nsay: finished');
     await page.getByRole('button', { name: 'Start session' }).click();
-    const allow = page.getByRole('button', { name: 'Allow: Run a command' });
+    const allow = page.getByRole('button', { name: ALLOW_RUN });
     await expect(allow).toBeEnabled();
 
     // A clean restart: the phone reconnects and the machine re-sends the open approval (D8).

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appUrl, expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
 import { makeTestMachine } from './support/test-machine.ts';
 
 // Against the mock machine (a real child process) through the real relay.
@@ -19,7 +19,7 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     await expect(page.getByText(/\d+ \/ 8192 characters · \d+ \/ 10240 bytes/)).toBeVisible();
     await page.getByRole('button', { name: 'Start session' }).click();
     // dispatch.result ok → the session opens; the approval card arrives live.
-    const allow = page.getByRole('button', { name: 'Allow: Run a command' });
+    const allow = page.getByRole('button', { name: ALLOW_RUN });
     await expect(allow).toBeEnabled();
     await expect(page.getByText('Started from phone')).toBeVisible();
     await expectAccessible(page, 'session with a live approval');

@@ -145,6 +145,10 @@ test('U4.1: at 320 px with 200 % text and in landscape the header is one line, A
   // The notification's deep link focuses the card.
   await go(page, `${sessionHash(s.approval)}/approval/${s.approvalId}`);
   await expect(page.locator('.card.approval .btn.allow')).toBeEnabled();
+  // E2/E3: the machine offers "Allow for this session" and Edit for `ls -la`; they sit above the
+  // pinned bar and are checked with Allow and Deny.
+  await expect(page.locator('.card.approval .scope-choices .btn')).toHaveCount(1);
+  await expect(page.getByRole('button', { name: /^Edit before allowing/ })).toBeVisible();
   for (const phone of PHONES) {
     await page.setViewportSize({ width: phone.width, height: phone.height });
     await textSize(page, phone.text);
@@ -286,6 +290,7 @@ test('U4.7: no screen scrolls sideways at 320 or 390 px, light or dark, English 
   const screens: Screen[] = [
     { name: 'inbox', hash: '#/', ready: '.card.approval .btn.allow:enabled' },
     { name: 'machine', hash: `#/m/${laptop.roomId}`, ready: '.presence.ok' },
+    { name: 'rules', hash: `#/m/${laptop.roomId}/rules`, ready: '.hint' },
     {
       name: 'session with an approval',
       hash: sessionHash(s.approval),

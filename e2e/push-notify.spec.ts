@@ -68,7 +68,7 @@ test.afterEach(async () => {
   await delivery?.close();
 });
 
-test('D6: a push sealed for the second paired machine becomes its approval notification with Allow and Deny', async ({
+test('D6, E5: a push sealed for the second paired machine becomes its approval notification; private by default, it offers Deny only', async ({
   page,
   context,
   baseURL,
@@ -87,14 +87,46 @@ test('D6: a push sealed for the second paired machine becomes its approval notif
     title: 'Approval needed · desktop',
     body: 'A tool call is waiting for your decision.',
     tag: `approval:${desktop.roomId}:appr-1`,
-    actions: [
-      { action: 'allow', title: 'Allow' },
-      { action: 'deny', title: 'Deny' },
-    ],
+    actions: [{ action: 'deny', title: 'Deny' }],
     data: { url: `/#/m/${desktop.roomId}/s/s-1/approval/appr-1` },
   });
   // Lock-screen privacy by default: the session title is nowhere in the notification.
   expect(JSON.stringify(n)).not.toContain('production database');
+});
+
+test('E5: with lock-screen content allowed the notification shows `what` and offers Allow; a cut `what` or none offers Deny only, and Allow there opens the card', async ({
+  page,
+  context,
+  baseURL,
+}) => {
+  await setUp(page, context, baseURL!);
+  await writeKeyval(page, 'push-settings', { showSessionTitle: true, language: 'en' });
+  const approval = (approvalId: string, what?: string) =>
+    sealedFor(laptop, {
+      kind: 'approval',
+      sessionId: 's-1',
+      title: SECRET_TITLE,
+      approvalId,
+      ...(what !== undefined ? { what } : {}),
+    });
+  await delivery.deliver(approval('a-what', 'Run a command: npm test'));
+  await delivery.deliver(approval('a-cut', `Run a command: ${'x'.repeat(300)}`));
+  await delivery.deliver(approval('a-none'));
+  const shown = await nextNotifications(page, 3);
+  const byTag = (id: string) => shown.find((x) => x.tag === `approval:${laptop.roomId}:${id}`)!;
+  expect(byTag('a-what')).toMatchObject({
+    body: 'Run a command: npm test',
+    actions: [
+      { action: 'allow', title: 'Allow' },
+      { action: 'deny', title: 'Deny' },
+    ],
+  });
+  expect(byTag('a-cut').body.endsWith('…')).toBe(true);
+  expect(byTag('a-cut').actions).toEqual([{ action: 'deny', title: 'Deny' }]);
+  expect(byTag('a-none').actions).toEqual([{ action: 'deny', title: 'Deny' }]);
+  // An Allow the notification did not offer (a forged action) answers nothing: it opens the card.
+  const result = await runNotificationAction(page, byTag('a-cut').tag, 'allow');
+  expect(result).toMatchObject({ plan: 'open' });
 });
 
 test('Every push shows a notification: wrong key, garbage and an unknown kind included', async ({

@@ -17,15 +17,16 @@ const answersSeen = (w: PushWorld) => w.spy.messages.filter((m) => m.type === 'a
 const titles = async (page: import('@playwright/test').Page) =>
   (await shownNotifications(page)).map((n) => n.title);
 
-test('Whole path: a sealed push through relay and push service becomes a notification; Allow reaches the machine exactly once', async ({
+test('Whole path, E5: a sealed push through relay and push service becomes a notification that says what it asks; Allow reaches the machine exactly once', async ({
   page,
   context,
   baseURL,
 }) => {
-  world = await startPushWorld(page, context, baseURL!);
+  world = await startPushWorld(page, context, baseURL!, { lockScreenContent: true });
   const shown = await world.approvalWhileAway();
   expect(shown).toMatchObject({
     title: 'Approval needed · laptop',
+    body: expect.stringContaining('echo pushed'),
     actions: [
       { action: 'allow', title: 'Allow' },
       { action: 'deny', title: 'Deny' },
@@ -44,13 +45,15 @@ test('Whole path: a sealed push through relay and push service becomes a notific
   await world.machine.waitFor(new RegExp(`approval ${approvalId.slice(0, 8)} closed: allow`));
 });
 
-test('Deny from the notification: one deny reaches the machine, the notification says "Denied"', async ({
+test('E5: by default (no lock-screen content) the notification offers Deny only; one deny reaches the machine, it says "Denied"', async ({
   page,
   context,
   baseURL,
 }) => {
   world = await startPushWorld(page, context, baseURL!);
   const shown = await world.approvalWhileAway();
+  expect(shown.actions).toEqual([{ action: 'deny', title: 'Deny' }]);
+  expect(shown.body).not.toContain('echo pushed');
   const result = await runNotificationAction(page, shown.tag, 'deny');
   expect(result).toMatchObject({ ok: true, outcome: 'denied' });
   await expect.poll(() => titles(page)).toEqual(['Denied']);
@@ -64,7 +67,7 @@ test('Answered at the computer first: Allow from the notification changes nothin
   context,
   baseURL,
 }) => {
-  world = await startPushWorld(page, context, baseURL!);
+  world = await startPushWorld(page, context, baseURL!, { lockScreenContent: true });
   const shown = await world.approvalWhileAway();
   const id = String(shown.data.approvalId).slice(0, 8);
   world.machine.writeLine(`deny ${id}`);
@@ -81,7 +84,7 @@ test('Machine gone: no confirmation within 10 s → "Not confirmed — open the 
   context,
   baseURL,
 }) => {
-  world = await startPushWorld(page, context, baseURL!);
+  world = await startPushWorld(page, context, baseURL!, { lockScreenContent: true });
   const shown = await world.approvalWhileAway();
   await world.machine.stop();
   const result = await runNotificationAction(page, shown.tag, 'allow');

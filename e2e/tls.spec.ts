@@ -17,7 +17,7 @@ import {
 } from '../relay/test-support/fake-push-service.ts';
 import { OTHER_HEADERS, PRODUCTION_CSP } from '../scripts/security-headers.ts';
 import { watchCsp } from './support/csp.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
 import { subscribeThenAskAndRun } from './support/push-world.ts';
 import { parseTerminalQr, writeQrVideo } from './support/qr-video.ts';
 import { startMachine, tempDir, type MockMachine } from './support/processes.ts';
@@ -139,7 +139,7 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     await nav(page, '#/new');
     await page.getByLabel('Prompt').fill('run: echo over-tls\nsay: done');
     await page.getByRole('button', { name: 'Start session' }).click();
-    await page.getByRole('button', { name: 'Allow: Run a command' }).dblclick();
+    await page.getByRole('button', { name: ALLOW_RUN }).dblclick();
     await expect(page.getByText('Turn summary')).toBeVisible();
     await m.proc.waitForLine(/approval \S+ closed: allow/);
     await nav(page, '#/');

@@ -1,5 +1,5 @@
 import { expect, expectAccessible, test } from './support/fixtures.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
 import { barrier, pairedTestMachine, startSession } from './support/phone.ts';
 import { untilCached } from './support/stored.ts';
 
@@ -24,7 +24,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
   }) => {
     const m = await machine('demo');
     await startSession(page, m, 'run: echo restarted >> ran.txt');
-    const allow = page.getByRole('button', { name: 'Allow: Run a command' });
+    const allow = page.getByRole('button', { name: ALLOW_RUN });
     await expect(allow).toBeEnabled();
     await expect(page.getByText('just now')).toBeVisible();
     // The machine stops answering (frozen), the owner taps Allow, then the machine dies and
@@ -105,7 +105,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
       page.getByText('Approval “Run npm test”: demo restarted — no longer pending.'),
     ).toBeVisible();
     await expect(page.getByText('Your Allow was not delivered: no longer pending.')).toBeVisible();
-    await expect(page.getByRole('button', { name: /^Allow:/ })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^Allow/ })).toHaveCount(0);
     await barrier(page, machine);
     await barrier(page, machine);
     expect(machine.received.filter((x) => x.type === 'approval.respond')).toHaveLength(1);

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, expectAccessible, test } from './support/fixtures.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
 import { pairedTestMachine, startSession } from './support/phone.ts';
 
 // U4.offline: the phone without a network, a relay that is down and a machine that is away are
@@ -106,7 +106,7 @@ test.describe('U4.offline: offline truth', () => {
   }) => {
     const m = await machine('demo');
     await startSession(page, m, 'run: echo once >> ran.txt\nsay: done');
-    const allow = page.getByRole('button', { name: 'Allow: Run a command' });
+    const allow = page.getByRole('button', { name: ALLOW_RUN });
     await expect(allow).toBeEnabled();
     // The relay stops reading (frozen) just as the owner taps Allow, then crashes and restarts.
     relay.proc.freeze();

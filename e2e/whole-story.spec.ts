@@ -16,6 +16,7 @@ import {
   pushDelivery,
   runNotificationAction,
   waitForController,
+  writeKeyval,
 } from './support/sw.ts';
 
 // Q3, the whole story as real processes: the relay (with a local fake push service), the
@@ -172,6 +173,8 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
     registrar.send({ kind: 'push-subscribe', room: roomId, subscription: subscriber.subscription });
     await registrar.close();
     const delivery = await pushDelivery(context, page, APP_ORIGIN);
+    // E5: Allow from a notification only where it may show what it allows.
+    await writeKeyval(page, 'push-settings', { showSessionTitle: true, language: 'en' });
     await clearNotifications(page);
 
     // The session asks first, so the approval comes after the app is gone.

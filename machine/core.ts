@@ -2,6 +2,7 @@ import type { CompactPushFields, MachineMessage } from '../protocol/index.ts';
 import type { UpdateScheduler } from './activity.ts';
 import type { Log } from './log.ts';
 import type { Pending } from './pending.ts';
+import type { Rules } from './rules.ts';
 import type { SessionStore } from './sessions.ts';
 import type { Timers } from './timers.ts';
 import type { ToolHost } from './tool-host.ts';
@@ -13,6 +14,12 @@ export type Core = {
   readonly sessions: SessionStore;
   readonly pending: Pending;
   readonly scheduler: UpdateScheduler;
+  /** The allowed roots (resolved); E2's `always` rules are kept per root. */
+  readonly roots: readonly string[];
+  /** E2: remembered approvals. */
+  readonly rules: Rules;
+  /** E2: sends the `rules` message (to an online phone) after any change, uses included. */
+  rulesChanged(): void;
   /** Seals and sends; when no phone is online, push-worthy messages carry a compact push. */
   send(message: MachineMessage, push?: CompactPushFields): void;
   host(): ToolHost;

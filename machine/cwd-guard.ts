@@ -47,6 +47,16 @@ export function isInside(child: string, root: string): boolean {
   return child.startsWith(prefix);
 }
 
+/** The most specific allowed root holding `folder`, if any: what E2's `always` rules key on. */
+export function rootOf(folder: string, roots: readonly string[]): string | undefined {
+  return roots
+    .filter((r) => isInside(folder, r))
+    .reduce<string | undefined>(
+      (a, b) => (a === undefined || b.length > a.length ? b : a),
+      undefined,
+    );
+}
+
 export async function checkCwd(
   cwd: string | undefined,
   roots: readonly string[],

@@ -14,13 +14,15 @@ export const DESK_HELP = `Desk commands:
   allow <id> | deny <id>             answer an approval here (the phone's card closes: local)
   answer <id> <option ids | text>    answer a question here; items separated by ';'
   sessions                           the sessions this machine holds (live, or kept from before)
+  rules                              remembered approvals (E2): id, scope, key, uses
+  revoke <ruleId>                    forget a remembered approval (the next request asks again)
   status                             the relay, phones, and what is pending
   help                               this list
 Ids may be shortened to any unique prefix.`;
 
 export type DeskCommand =
-  | { kind: 'help' | 'list' | 'sessions' | 'status' }
-  | { kind: 'allow' | 'deny'; id: string }
+  | { kind: 'help' | 'list' | 'sessions' | 'status' | 'rules' }
+  | { kind: 'allow' | 'deny' | 'revoke'; id: string }
   | { kind: 'answer'; id: string; text: string };
 
 export type DeskParse =
@@ -42,7 +44,12 @@ export function parseDeskLine(line: string): DeskParse | null {
     case 'list':
     case 'sessions':
     case 'status':
+    case 'rules':
       return { ok: true, command: { kind: cmd } };
+    case 'revoke':
+      return rest[0]
+        ? { ok: true, command: { kind: cmd, id: rest[0] } }
+        : missing('which rule? revoke <ruleId> (see: rules)');
     case 'allow':
     case 'deny':
       return rest[0]
@@ -66,11 +73,22 @@ export function parseDeskLine(line: string): DeskParse | null {
 export function resolveId(
   prefix: string,
   ids: readonly string[],
+  what = 'pending',
 ): { ok: true; id: string } | { ok: false; message: string } {
   const hits = ids.filter((id) => id.startsWith(prefix));
   if (hits.length === 1) return { ok: true, id: hits[0]! };
-  if (hits.length === 0) return { ok: false, message: `nothing pending matches "${prefix}"` };
-  return { ok: false, message: `"${prefix}" matches ${hits.length} pending ids; type more of it` };
+  if (hits.length === 0) return { ok: false, message: `nothing ${what} matches "${prefix}"` };
+  return { ok: false, message: `"${prefix}" matches ${hits.length} ${what} ids; type more of it` };
+}
+
+/** E2: one line per remembered approval; `always` rules name their root, `session` ones theirs. */
+export function describeRules(machine: MachineHandle): string[] {
+  const rules = machine.rules();
+  if (rules.length === 0) return ['no remembered approvals'];
+  return rules.map(
+    (r) =>
+      `rule ${short(r.ruleId)}  ${r.scope.padEnd(7)} ${r.key}  (${r.uses} uses; ${r.scope === 'always' ? `under ${r.root}` : `session ${short(r.sessionId ?? '')}`})`,
+  );
 }
 
 /**
@@ -156,6 +174,18 @@ export function runDeskLine(machine: MachineHandle, line: string): string[] {
       return describeStatus(machine);
     case 'list':
       return describePending(machine);
+    case 'rules':
+      return describeRules(machine);
+    case 'revoke': {
+      const id = resolveId(
+        c.id,
+        machine.rules().map((r) => r.ruleId),
+        'remembered',
+      );
+      if (!id.ok) return [id.message];
+      const r = machine.revokeRule(id.id);
+      return [r.ok ? `revoked rule ${short(id.id)} (the next such request asks again)` : r.message];
+    }
     case 'sessions': {
       const s = machine.sessions();
       return s.length === 0

@@ -9,6 +9,7 @@ import {
   runPrintedCommand,
   type ServingExecutor,
 } from './test-support/executor-process.ts';
+import { liveInGroup } from './test-support/processes.ts';
 import { isGone } from './test-support/relay-process.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
@@ -82,7 +83,7 @@ const errorsFor = (phone: TestPhone, sessionId: string) =>
   );
 
 describe('the mock machine runs its tools on an enrolled device', () => {
-  it('DE5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too', async () => {
+  it("DE5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too; E4: session.interrupt stops a command on the device through the executor's cancel, its process group gone within 2 s", async () => {
     const d = await deviceWorld();
     await d.serve();
     writeFileSync(path.join(d.w.root, 'notes.txt'), 'from the workspace\n');
@@ -111,6 +112,29 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect(transcript).toContain('from the workspace');
     expect(errorsFor(phone, r.sessionId!)).toEqual([]);
     // The lane really carried them: one committed instruction per tool call, all settled.
+    expect(d.link.lane.devices()[0]).toMatchObject({ online: true, inflight: 0 });
+
+    // E4 on the device: the executor's cancel ends the command's whole process group.
+    const stopFrom = phone.messages.length;
+    const long = await dispatch(phone, { prompt: 'run: echo $$ > pid.txt; sleep 30 & sleep 30' });
+    await approveNext(phone, stopFrom);
+    const pidFile = path.join(d.w.root, 'pid.txt');
+    await until(
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'),
+      'the command to start on the device',
+    );
+    const pgid = Number(readFileSync(pidFile, 'utf8'));
+    expect(liveInGroup(pgid).length).toBeGreaterThan(0);
+    const started = Date.now();
+    phone.send({
+      type: 'session.interrupt',
+      requestId: crypto.randomUUID(),
+      sessionId: long.sessionId!,
+    });
+    const stopped = await finalOf(phone, long.sessionId!);
+    expect(stopped).toMatchObject({ ok: false, reason: 'interrupted' });
+    await until(() => liveInGroup(pgid).length === 0, 'the group to end', 2000);
+    expect(Date.now() - started).toBeLessThan(2000);
     expect(d.link.lane.devices()[0]).toMatchObject({ online: true, inflight: 0 });
   }, 60_000);
 

@@ -7,7 +7,7 @@ import {
   type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
-import { checkCwd, isInside } from './cwd-guard.ts';
+import { checkCwd, rootOf } from './cwd-guard.ts';
 import type { Turns } from './turns.ts';
 import { addWorktree } from './worktree.ts';
 
@@ -69,9 +69,7 @@ export async function runDispatch(
     }
   }
   // The most specific allowed root holding the folder: what later per-root rules (E2) key on.
-  const root = deps.roots
-    .filter((r) => isInside(cwd.cwd, r))
-    .reduce((a, b) => (b.length > a.length ? b : a));
+  const root = rootOf(cwd.cwd, deps.roots);
   const s = core.sessions.create({
     prompt: m.prompt,
     cwd: runIn,

@@ -5,6 +5,7 @@ import type {
   MachineMessage,
   PushReceipt,
   QuestionAnswer,
+  RuleEntry,
   QuestionItem,
   Session,
 } from '../protocol/index.ts';
@@ -66,7 +67,8 @@ export type MachineStatusView = {
 };
 
 export type LocalResult =
-  { ok: true } | { ok: false; code: 'not-pending' | 'bad-answer' | 'no-session'; message: string };
+  | { ok: true }
+  | { ok: false; code: 'not-pending' | 'bad-answer' | 'no-session' | 'no-rule'; message: string };
 
 export type MachineHandle = {
   readonly pairing: {
@@ -90,7 +92,7 @@ export type MachineHandle = {
   /** Scripted events: a local (not dispatched) session running a script or the demo. */
   startSession(prompt: string, cwd: string): string;
   /** Raises an approval on a session (a local one is made when none is named). */
-  raiseApproval(fields: { sessionId?: string; title: string; detail: string }): {
+  raiseApproval(fields: { sessionId?: string; title: string; detail: string; tool?: string }): {
     approvalId: string;
     outcome: Promise<ApprovalResolution>;
   };
@@ -99,6 +101,10 @@ export type MachineHandle = {
     outcome: Promise<string>;
   };
   disposeSession(sessionId: string): LocalResult;
+  /** E2: every remembered approval (the desk's `rules`). */
+  rules(): RuleEntry[];
+  /** E2: the desk's `revoke <ruleId>`; the phone gets the new `rules`. */
+  revokeRule(ruleId: string): LocalResult;
   /** Waits for the relay's hello-ok (bounded). */
   connected(timeoutMs?: number): Promise<void>;
   on(events: MachineEvents): () => void;

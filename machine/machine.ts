@@ -13,6 +13,7 @@ import {
   STATUS_INTERVAL_MS,
   toBase64Url,
   type MachineMessage,
+  type RuleEntry,
 } from '../protocol/index.ts';
 import { makeUpdateScheduler } from './activity.ts';
 import type { Core } from './core.ts';
@@ -31,6 +32,7 @@ import { makePhoneActions } from './phone-actions.ts';
 import { pushFor } from './push-hints.ts';
 import { makePushReceipts } from './push-receipts.ts';
 import { makeRelayLink } from './relay-link.ts';
+import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
 import { snapshotMessages } from './snapshot.ts';
@@ -125,7 +127,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   function send(message: MachineMessage): void {
     // Nobody can receive a session update while no phone is online, and a phone that joins gets
     // the snapshot; sending them anyway would only spend the relay's rate limit.
-    if (!phoneOnline && message.type === 'session.update') return;
+    // The same for `rules` (E2): a phone that joins asks with rules.get.
+    if (!phoneOnline && (message.type === 'session.update' || message.type === 'rules')) return;
     const push = phoneOnline ? undefined : pushFor(message, (id) => sessions.get(id)?.title);
     const frame = sealer.frame(message, push);
     if (frame === null) {
@@ -140,6 +143,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       if (
         message.type !== 'machine.status' &&
         message.type !== 'session.update' &&
+        message.type !== 'rules' &&
         message.type !== 'session.snapshot'
       ) {
         outbox.push({ frame, push: push !== undefined });
@@ -215,7 +219,33 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     },
   });
 
-  const core: Core = { timers, log, sessions, pending, scheduler, send, host: hostProvider };
+  const rulesMessage = (list: RuleEntry[]): MachineMessage => ({
+    v: 1,
+    type: 'rules',
+    ts: timers.now(),
+    rules: list,
+  });
+  const rules = makeRules({
+    store,
+    now: () => timers.now(),
+    // The reply to rules.get carries a requestId too: leave room for one.
+    fits: (list) =>
+      sealer.frame({ ...rulesMessage(list), requestId: randomUUID() } as MachineMessage) !== null,
+  });
+  const rulesChanged = () => send(rulesMessage(rules.list()));
+
+  const core: Core = {
+    timers,
+    log,
+    sessions,
+    pending,
+    scheduler,
+    send,
+    host: hostProvider,
+    roots: allowedRoots,
+    rules,
+    rulesChanged,
+  };
   const turns = makeTurns(core);
 
   const status = (): MachineMessage => {
@@ -230,10 +260,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       capabilities: {
         fullAccessDispatch: options.allowFullAccess ?? false,
         questionForwarding: true,
-        // E2, E3, E4, E6 (and E7's presence, absent): not built on this machine yet.
-        approvalRules: false,
-        approvalEdit: false,
-        interrupt: false,
+        approvalRules: true,
+        approvalEdit: true,
+        interrupt: true,
+        // E6 (and E7's presence, absent): not built on this machine yet.
         phones: false,
       },
       ...(pushReceipt ? { pushReceipt } : {}),
@@ -307,7 +337,16 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
           parsed.type !== undefined && isMember(PHONE_MESSAGE_TYPES, parsed.type)
             ? parsed.type
             : undefined;
-        actions.invalid(ty, parsed.requestId, parsed.message, parsed.reason);
+        // E2/E3: a respond refused at the edge (a scope or an edit with deny) names the approval
+        // it was about when that one is pending here, so the phone knows which card stays open.
+        const raw: unknown = opened.value;
+        const approvalId =
+          typeof raw === 'object' && raw !== null && 'approvalId' in raw ? raw.approvalId : null;
+        const about =
+          ty === 'approval.respond' && typeof approvalId === 'string'
+            ? pending.approval(approvalId)
+            : undefined;
+        actions.invalid(ty, parsed.requestId, parsed.message, parsed.reason, about);
       }
       return;
     }
@@ -423,10 +462,12 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       return s.sessionId;
     },
     raiseApproval(fields) {
+      // Scripted events name no tool a rule could be made for: once only, never editable.
       const { approval, outcome } = pending.openApproval(
         sessionFor(fields.sessionId),
         clampApprovalTitle(fields.title),
         clampDetail(fields.detail),
+        { tool: fields.tool ?? 'script' },
       );
       return { approvalId: approval.approvalId, outcome: outcome.then((o) => o.resolution) };
     },
@@ -436,6 +477,20 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         clampItems(fields.items),
       );
       return { questionId: question.questionId, outcome: outcome.then((o) => o.resolution) };
+    },
+    rules: () => rules.list(),
+    revokeRule(id) {
+      if (!rules.list().some((r) => r.ruleId === id))
+        return { ok: false, code: 'no-rule', message: `no rule ${id}` };
+      if (!rules.revoke(id))
+        return {
+          ok: false,
+          code: 'no-rule',
+          message: 'could not forget the rule; it still stands',
+        };
+      log('info', 'rule-revoked', `rule ${id.slice(0, 8)} revoked at the desk`);
+      rulesChanged();
+      return { ok: true };
     },
     disposeSession(id) {
       const s = sessions.get(id);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type {
   ApprovalResolution,
+  ApprovalRule,
+  Editable,
   QuestionAnswer,
   QuestionItem,
   QuestionResolution,
@@ -23,7 +25,14 @@ export type OpenApproval = {
   readonly createdAt: number;
   /** E1: when the timeout will close it as `expired` (unix ms); the phone shows the time left. */
   readonly expiresAt: number;
+  /** E2: the tool's name, and what a remembered decision would match (absent: nothing). */
+  readonly tool: string;
+  readonly rule?: ApprovalRule;
+  /** E3: the command line the phone may change before allowing. */
+  readonly editable?: Editable;
 };
+/** E2/E3: what the machine offers with an approval (approval-offer.ts). */
+export type ApprovalExtras = Pick<OpenApproval, 'tool' | 'rule' | 'editable'>;
 export type OpenQuestion = {
   readonly questionId: string;
   readonly sessionId: string;
@@ -32,8 +41,8 @@ export type OpenQuestion = {
   readonly expiresAt: number;
 };
 
-/** How an approval ended; `local` carries the desk's decision. */
-export type ApprovalOutcome = { resolution: ApprovalResolution; allowed: boolean };
+/** How an approval ended; `local` carries the desk's decision; `edited` what the phone changed. */
+export type ApprovalOutcome = { resolution: ApprovalResolution; allowed: boolean; edited?: string };
 export type QuestionOutcome =
   | { resolution: 'phone' | 'local'; answers: QuestionAnswer[] }
   | { resolution: 'cancelled' | 'expired' };
@@ -87,6 +96,7 @@ export function makePending(options: {
       sessionId: string,
       title: string,
       detail: string,
+      extras: ApprovalExtras,
     ): { approval: OpenApproval; outcome: Promise<ApprovalOutcome> } {
       const timeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
       const createdAt = timers.now();
@@ -97,6 +107,7 @@ export function makePending(options: {
         detail,
         createdAt,
         expiresAt: createdAt + timeoutMs,
+        ...extras,
       };
       let settle!: (o: ApprovalOutcome) => void;
       const outcome = new Promise<ApprovalOutcome>((r) => (settle = r));
@@ -131,9 +142,16 @@ export function makePending(options: {
       events.questionOpened(question);
       return { question, outcome };
     },
-    /** Phone decision: resolution is the decision itself. False when not pending (D11). */
-    decideFromPhone: (approvalId: string, allow: boolean) =>
-      closeApproval(approvalId, { resolution: allow ? 'allow' : 'deny', allowed: allow }),
+    /**
+     * Phone decision: resolution is the decision itself; `edited` (E3, allow only) is what runs.
+     * False when not pending (D11).
+     */
+    decideFromPhone: (approvalId: string, allow: boolean, edited?: string) =>
+      closeApproval(approvalId, {
+        resolution: allow ? 'allow' : 'deny',
+        allowed: allow,
+        ...(allow && edited !== undefined ? { edited } : {}),
+      }),
     /** Desk decision: the phone's card closes with `local`. */
     decideLocally: (approvalId: string, allow: boolean) =>
       closeApproval(approvalId, { resolution: 'local', allowed: allow }),

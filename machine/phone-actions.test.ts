@@ -6,6 +6,7 @@ import type { Core } from './core.ts';
 import { makeLocalToolHost } from './local-tool-host.ts';
 import { makePending } from './pending.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore } from './sessions.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
@@ -40,6 +41,9 @@ function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
     scheduler,
     send: (m) => sent.push(m),
     host: () => host,
+    roots: [],
+    rules: makeRules({ store: t.store, now, fits: () => true }),
+    rulesChanged: () => {},
   };
   const actions = makePhoneActions({
     core,
@@ -59,7 +63,7 @@ describe('D11: every requestId seen within the window is remembered, not only th
   it('a duplicate whose result left the 256-entry LRU is refused, never run again', async () => {
     const { sent, pending, actions } = setup();
     const first = randomUUID();
-    const { approval } = pending.openApproval('s', 't', 'd');
+    const { approval } = pending.openApproval('s', 't', 'd', { tool: 'run' });
     await actions.handle({
       v: 1,
       type: 'approval.respond',
@@ -79,7 +83,7 @@ describe('D11: every requestId seen within the window is remembered, not only th
         decision: 'allow',
       });
     }
-    const second = pending.openApproval('s', 't', 'd').approval;
+    const second = pending.openApproval('s', 't', 'd', { tool: 'run' }).approval;
     // Same requestId, now aimed at a new pending approval: a replayed "allow" must not land.
     await actions.handle({
       v: 1,
@@ -97,7 +101,7 @@ describe('D11: every requestId seen within the window is remembered, not only th
   it('a duplicate still in the LRU gets its original result again, even aimed at another id', async () => {
     const { sent, pending, actions } = setup();
     const rid = randomUUID();
-    const a = pending.openApproval('s', 't', 'd').approval;
+    const a = pending.openApproval('s', 't', 'd', { tool: 'run' }).approval;
     await actions.handle({
       v: 1,
       type: 'approval.respond',
@@ -107,7 +111,7 @@ describe('D11: every requestId seen within the window is remembered, not only th
       decision: 'allow',
     });
     const original = sent.at(-1);
-    const b = pending.openApproval('s', 't', 'd').approval;
+    const b = pending.openApproval('s', 't', 'd', { tool: 'run' }).approval;
     await actions.handle({
       v: 1,
       type: 'approval.respond',
@@ -147,7 +151,7 @@ describe('H3: an action whose requestId cannot be remembered is not run', () => 
         }
       }
     }
-    const a = pending.openApproval('s', 't', 'd').approval;
+    const a = pending.openApproval('s', 't', 'd', { tool: 'run' }).approval;
     await actions.handle(respond(a.approvalId));
     expect(sent.at(-1)).toMatchObject({ type: 'error', context: 'approval.respond' });
     expect((sent.at(-1) as { message: string }).message).toContain('could not record it');
@@ -157,7 +161,7 @@ describe('H3: an action whose requestId cannot be remembered is not run', () => 
   it('H3: past MAX_SEEN_REQUESTS within the window a new action is refused, not run', async () => {
     const { sent, pending, actions } = setup({ maxSeen: 2 });
     for (let i = 0; i < 2; i++) await actions.handle(respond(randomUUID()));
-    const a = pending.openApproval('s', 't', 'd').approval;
+    const a = pending.openApproval('s', 't', 'd', { tool: 'run' }).approval;
     await actions.handle(respond(a.approvalId));
     expect((sent.at(-1) as { message: string }).message).toContain('too many requests');
     expect(pending.approval(a.approvalId)).toBeDefined();

@@ -13,6 +13,7 @@ import { checkAnswers } from './pending.ts';
 import type { SeenRequests } from './seen-requests.ts';
 import type { Turns } from './turns.ts';
 import { runDispatch } from './dispatch.ts';
+import { makeApprovalActions } from './approval-actions.ts';
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -30,12 +31,9 @@ export type PhoneActionsDeps = {
   sendSnapshotAndRemind(): void;
 };
 
-// E2, E4, E6: parsed by protocol/ but not built on this machine yet (its capabilities say so).
-// Ignored and logged by type only, exactly like an unknown type.
+// E6: parsed by protocol/ but not built on this machine yet (its capabilities say so). Ignored
+// and logged by type only, exactly like an unknown type.
 const NOT_SUPPORTED_YET = {
-  'rules.get': true,
-  'rule.revoke': true,
-  'session.interrupt': true,
   'phone.register': true,
   'phone.revoke': true,
 } as const;
@@ -81,35 +79,22 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
     ...extra,
   });
 
+  const approvals = makeApprovalActions(core, turns, errorMsg);
+
   // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
   // the agent, woken by the decision, sends its next session.update.
   function act(
     m: Exclude<PhoneMessage, { type: 'sessions.get' } | NotSupportedYet>,
   ): MachineMessage[] | Promise<MachineMessage[]> {
     switch (m.type) {
-      case 'approval.respond': {
-        const open = core.pending.approval(m.approvalId);
-        if (
-          open === undefined ||
-          !core.pending.decideFromPhone(m.approvalId, m.decision === 'allow')
-        ) {
-          return [
-            errorMsg(`approval ${m.approvalId} is not pending`, {
-              context: m.approvalId,
-              reason: 'not-pending',
-            }),
-          ];
-        }
-        return [
-          {
-            v: 1,
-            type: 'approval.closed',
-            ts: now(),
-            approvalId: m.approvalId,
-            resolution: m.decision,
-          },
-        ];
-      }
+      case 'approval.respond':
+        return approvals.respond(m);
+      case 'rules.get':
+        return [approvals.rulesMessage(m.requestId)];
+      case 'rule.revoke':
+        return approvals.revoke(m);
+      case 'session.interrupt':
+        return approvals.interrupt(m);
       case 'question.respond': {
         const open = core.pending.question(m.questionId);
         if (open === undefined) {
@@ -250,7 +235,8 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
           'duplicate-request',
           `${m.type} ${m.requestId.slice(0, 8)}: replaying the original result`,
         );
-        if (m.type === 'session.message') {
+        // Their confirmation was the session's update: send it again.
+        if (m.type === 'session.message' || m.type === 'session.interrupt') {
           const s = core.sessions.get(m.sessionId);
           if (s !== undefined && replay.length === 0) core.scheduler.stateChanged(s.sessionId);
         }
@@ -296,6 +282,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       requestId: string | undefined,
       message: string,
       reason: ReasonCode | undefined,
+      approval?: { approvalId: string; sessionId: string },
     ): void {
       if (type === 'dispatch.request' && requestId !== undefined) {
         core.send({
@@ -309,7 +296,14 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
         });
       } else {
         core.send(
-          errorMsg(message, { ...(type ? { context: type } : {}), ...(reason ? { reason } : {}) }),
+          errorMsg(message, {
+            ...(approval
+              ? { context: approval.approvalId, sessionId: approval.sessionId }
+              : type
+                ? { context: type }
+                : {}),
+            ...(reason ? { reason } : {}),
+          }),
         );
       }
     },

@@ -42,21 +42,26 @@ export function trailForWire(trail: StepTrail): {
   return trail.droppedCalls > 0 ? { steps, stepCount: trail.totalCalls } : { steps };
 }
 
+/** Room left in a step for its note: the wire's step is a tool name of at most 256 chars. */
+const MAX_STEP_NOTE_CHARS = 200;
+
 /**
  * U5: a tool the human did not allow (or never answered) did not run, and the trail says so: the
  * newest call of `tool` becomes `<tool> (<why>)`, e.g. `write (denied)`, merged with an equal
- * neighbour like any repeat.
+ * neighbour like any repeat. E2 marks a call a rule allowed the same way:
+ * `run (allowed by rule run: npm test)`.
  */
-export function markLastRefused(
+export function markLast(
   trail: StepTrail,
   tool: string,
-  why: string,
+  note: string,
   maxEntries = MAX_STEP_ENTRIES,
 ): StepTrail {
   const last = trail.entries[trail.entries.length - 1];
   if (last === undefined || last.tool !== tool) return trail;
   const entries = trail.entries.slice(0, -1);
   if (last.count > 1) entries.push({ tool, count: last.count - 1 });
+  const why = note.length > MAX_STEP_NOTE_CHARS ? `${note.slice(0, MAX_STEP_NOTE_CHARS)}…` : note;
   const refused = `${tool} (${why})`;
   const before = entries[entries.length - 1];
   if (before !== undefined && before.tool === refused) {

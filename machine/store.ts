@@ -28,6 +28,12 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE seen_requests (
      request_id TEXT PRIMARY KEY, type TEXT NOT NULL, seen_at INTEGER NOT NULL) WITHOUT ROWID;
    CREATE INDEX seen_requests_by_time ON seen_requests (seen_at);`,
+  // E2: `always` rules, one per (tool, key, allowed root). `session` rules live in memory only:
+  // they end with the session, and no session outlives the process (sessions after a restart are
+  // not live).
+  `CREATE TABLE rules (
+     rule_id TEXT PRIMARY KEY, tool TEXT NOT NULL, key TEXT NOT NULL, root TEXT NOT NULL,
+     created_at INTEGER NOT NULL, uses INTEGER NOT NULL, UNIQUE (tool, key, root)) WITHOUT ROWID;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -10,7 +10,9 @@ import {
 import { clampApprovalTitle, clampDetail, clampItems, clampSummary } from './outbound.ts';
 import type { Core } from './core.ts';
 import type { ApprovalOutcome } from './pending.ts';
-import { addStep, EMPTY_TRAIL, markLastRefused } from './steps.ts';
+import { addStep, EMPTY_TRAIL, markLast } from './steps.ts';
+import { approvalOffer, type ApprovalOffer } from './approval-offer.ts';
+import { rootOf } from './cwd-guard.ts';
 import { reportingHost } from './tool-errors.ts';
 import type { SessionRecord } from './sessions.ts';
 
@@ -21,9 +23,14 @@ import type { SessionRecord } from './sessions.ts';
 
 export type Turns = ReturnType<typeof makeTurns>;
 
+/** E4: the abort reason of a turn stopped by `session.interrupt`; said in its summary. */
+export const INTERRUPTED_FROM_PHONE = 'stopped from the phone';
+
 /** Why an approval that was not allowed did not run its tool (U5). */
 export function refusalOf(o: ApprovalOutcome): ApprovalAnswer {
-  if (o.allowed) return { allowed: true };
+  // E3: what the human allowed is the edited line when there is one; it runs instead.
+  if (o.allowed)
+    return o.edited !== undefined ? { allowed: true, edited: o.edited } : { allowed: true };
   const why: Refusal =
     o.resolution === 'expired' ? 'expired' : o.resolution === 'superseded' ? 'cancelled' : 'denied';
   return { allowed: false, why };
@@ -49,6 +56,39 @@ export function makeTurns(core: Core) {
     s.lastActivity = core.timers.now();
     core.scheduler.stateChanged(s.sessionId);
   };
+
+  const roomForRule = (s: SessionRecord, offer: ApprovalOffer): boolean =>
+    offer.rule!.scopes.every((scope) =>
+      core.rules.hasRoom({
+        tool: offer.tool,
+        key: offer.rule!.key,
+        scope,
+        sessionId: s.sessionId,
+        root: s.root ?? rootOf(s.cwd, core.roots),
+      }),
+    );
+
+  /** E2: a live rule the human made allows this request without asking; the trail says so. */
+  function allowedByRule(s: SessionRecord, offer: ApprovalOffer): ApprovalAnswer | null {
+    if (offer.rule === undefined) return null;
+    const rule = core.rules.match({
+      tool: offer.tool,
+      key: offer.rule.key,
+      sessionId: s.sessionId,
+      root: s.root ?? rootOf(s.cwd, core.roots),
+    });
+    if (rule === undefined || !core.rules.use(rule.ruleId)) return null;
+    const said = `allowed by rule ${rule.key}`;
+    s.transcript.append(
+      'assistant',
+      `${said[0]!.toUpperCase()}${said.slice(1)}.`,
+      core.timers.now(),
+    );
+    if (s.activity !== undefined) s.trail = markLast(s.trail, s.activity, said);
+    core.scheduler.stateChanged(s.sessionId);
+    core.rulesChanged();
+    return { allowed: true };
+  }
 
   async function run(s: SessionRecord, prompt: string): Promise<void> {
     const abort = new AbortController();
@@ -77,15 +117,34 @@ export function makeTurns(core: Core) {
               sessionId: s.sessionId,
             }),
           ),
-        approve: async (title, detail) => {
-          const { outcome: decided } = core.pending.openApproval(
+        approve: async (ask) => {
+          const offer = approvalOffer(ask, {
+            cwd: s.cwd,
+            access: s.access,
+            root: s.root ?? rootOf(s.cwd, core.roots),
+          });
+          const byRule = allowedByRule(s, offer);
+          if (byRule !== null) return byRule;
+          // E2: a full list (MAX_RULES, or one more would not fit a frame) offers no scopes.
+          if (offer.rule !== undefined && !roomForRule(s, offer))
+            offer.rule = { ...offer.rule, scopes: [] };
+          const { approval, outcome: decided } = core.pending.openApproval(
             s.sessionId,
-            clampApprovalTitle(title),
-            clampDetail(detail),
+            clampApprovalTitle(ask.title),
+            clampDetail(ask.detail),
+            offer,
           );
           setState(s, 'awaiting_approval');
           const o = await decided;
           if (s.turn === abort) setState(s, 'running');
+          if (o.allowed && o.edited !== undefined) {
+            // E3: the transcript keeps both, so nobody wonders what actually ran.
+            s.transcript.append(
+              'assistant',
+              `Edited on the phone before it was allowed:\nasked: ${approval.editable?.value ?? ''}\nruns:  ${o.edited}`,
+              core.timers.now(),
+            );
+          }
           return refusalOf(o);
         },
         ask: async (q: AgentQuestion): Promise<AgentAnswer> => {
@@ -117,7 +176,7 @@ export function makeTurns(core: Core) {
         },
         toolFinished: (refused) => {
           if (refused !== undefined && s.activity !== undefined)
-            s.trail = markLastRefused(s.trail, s.activity, refused);
+            s.trail = markLast(s.trail, s.activity, refused);
           s.activity = undefined;
           if (refused !== undefined) core.scheduler.stateChanged(s.sessionId);
           else core.scheduler.activityChanged(s.sessionId);
@@ -136,29 +195,26 @@ export function makeTurns(core: Core) {
     s.turn = null;
     s.activity = undefined;
     if (outcome.close) s.live = false;
-    setState(s, outcome.ok ? 'done' : 'error');
+    // E4: a stop the human asked for is not a failure of the session: it waits for the next
+    // message, and its turn.final says why it ended.
+    const interrupted = abort.signal.reason === INTERRUPTED_FROM_PHONE;
+    setState(s, outcome.ok ? 'done' : interrupted ? 'idle' : 'error');
     const summary = clampSummary(outcome.summary);
-    core.send(
-      outcome.placeholder
-        ? {
-            v: 1,
-            type: 'turn.final',
-            ts: core.timers.now(),
-            sessionId: s.sessionId,
-            ok: outcome.ok,
-            summary,
-            reason: 'no-assistant-text',
-          }
-        : {
-            v: 1,
-            type: 'turn.final',
-            ts: core.timers.now(),
-            sessionId: s.sessionId,
-            ok: outcome.ok,
-            summary,
-          },
-    );
-    if (!outcome.ok) {
+    const reason = interrupted
+      ? ({ reason: 'interrupted' } as const)
+      : outcome.placeholder
+        ? ({ reason: 'no-assistant-text' } as const)
+        : {};
+    core.send({
+      v: 1,
+      type: 'turn.final',
+      ts: core.timers.now(),
+      sessionId: s.sessionId,
+      ok: outcome.ok,
+      summary,
+      ...reason,
+    });
+    if (!outcome.ok && !interrupted) {
       core.send({
         v: 1,
         type: 'error',
@@ -228,13 +284,27 @@ export function makeTurns(core: Core) {
         start(s, text);
       }
     },
-    /** No longer held by the machine: running work stops, open asks close. */
+    /**
+     * E4: stops the running turn — its tool's whole process group ends (local host: TERM, a
+     * grace, KILL; device host: the executor's cancel), its open asks close (`superseded` /
+     * `cancelled`), messages queued behind it are dropped — and the turn ends with
+     * `turn.final{ok:false, reason:'interrupted'}`. False when no turn is running.
+     */
+    interrupt(s: SessionRecord): boolean {
+      if (s.turn === null) return false;
+      s.queued.length = 0;
+      s.turn.abort(INTERRUPTED_FROM_PHONE);
+      core.pending.dropSession(s.sessionId);
+      return true;
+    },
+    /** No longer held by the machine: running work stops, open asks close, its rules end. */
     dispose(s: SessionRecord): void {
       s.live = false;
       s.queued.length = 0;
       s.turn?.abort('the session was closed');
       core.pending.dropSession(s.sessionId);
       core.scheduler.stateChanged(s.sessionId);
+      if (core.rules.endSession(s.sessionId)) core.rulesChanged();
     },
   };
 }

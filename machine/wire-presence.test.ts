@@ -153,11 +153,13 @@ describe('push hints', () => {
         sessionId,
         title: 'Go?',
         questionId: w.machine.pendingQuestions()[0]!.questionId,
+        // E5: a question's push says its first prompt.
+        what: 'Go?',
       },
       tag: sessionId.replace(/-/g, ''),
     });
     expect(pushOf(aFrame.frame, key)).toMatchObject({
-      push: { kind: 'approval', sessionId, title: 'Deploy', approvalId },
+      push: { kind: 'approval', sessionId, title: 'Deploy', approvalId, what: 'Deploy: d' },
       tag: sessionId.replace(/-/g, ''),
     });
     expect(Buffer.byteLength(JSON.parse(aFrame.frame).push.payload)).toBeLessThanOrEqual(3072);

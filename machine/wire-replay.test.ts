@@ -131,10 +131,21 @@ describe('H3: a recorded phone action replayed after a restart is refused', () =
     );
     rec.send({ type: 'transcript.get', requestId: rid(), sessionId });
     await wait(phone, is('transcript'));
+    // E2, E4: the extension actions are recorded and refused on replay the same way.
+    rec.send({ type: 'rules.get', requestId: rid() });
+    await wait(phone, is('rules'));
+    from = phone.messages.length;
+    rec.send({ type: 'rule.revoke', requestId: rid(), ruleId: rid() });
+    await wait(phone, is('rules'), from);
+    rec.send({ type: 'session.interrupt', requestId: rid(), sessionId });
+    await wait(phone, (m): m is MachineMessage => m.type === 'error' && m.reason === 'not-running');
     expect(rec.recorded.map((r) => r.type).sort()).toEqual([
       'approval.respond',
       'dispatch.request',
       'question.respond',
+      'rule.revoke',
+      'rules.get',
+      'session.interrupt',
       'session.message',
       'transcript.get',
     ]);
@@ -178,11 +189,15 @@ describe('H3: a recorded phone action replayed after a restart is refused', () =
     expect(refusals).toEqual([
       'approval.respond',
       'question.respond',
+      'rule.revoke',
+      'rules.get',
+      'session.interrupt',
       'session.message',
       'transcript.get',
     ]);
     // Nothing ran again: no second session, no second command, no new turn, no transcript page.
     expect(answers.filter(is('transcript'))).toEqual([]);
+    expect(answers.filter(is('rules'))).toEqual([]);
     expect(answers.filter(is('turn.final'))).toEqual([]);
     const snap = await (async () => {
       const at = phone.messages.length;

@@ -6,3 +6,9 @@ export async function nav(page: Page, hash: string) {
     (globalThis as unknown as { location: { hash: string } }).location.hash = h;
   }, hash);
 }
+
+/**
+ * The primary Allow of a mock-machine command card: "Allow once" where the machine offers a
+ * remembered scope for the command (E2), plain "Allow" where it offers none.
+ */
+export const ALLOW_RUN = /^Allow(?: once)?: Run a command$/;

@@ -21,6 +21,7 @@ import {
   shownNotifications,
   storePairings,
   waitForController,
+  writeKeyval,
   type PushDelivery,
   type ShownNotification,
 } from './sw.ts';
@@ -69,7 +70,11 @@ export async function startPushWorld(
   page: Page,
   context: BrowserContext,
   appOrigin: string,
-  options: { machineArgs?: readonly string[] } = {},
+  options: {
+    machineArgs?: readonly string[];
+    /** E5: the owner allowed lock-screen content, so an approval shows `what` and offers Allow. */
+    lockScreenContent?: boolean;
+  } = {},
 ): Promise<PushWorld> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dsh-push-e2e-'));
   const cleanups: Array<() => Promise<void>> = [
@@ -119,6 +124,8 @@ export async function startPushWorld(
     await storePairings(page, [
       { roomId, relay: relayUrl, machine: 'laptop', secret: pairing.value.secret, pairedAt: 1 },
     ]);
+    if (options.lockScreenContent)
+      await writeKeyval(page, 'push-settings', { showSessionTitle: true, language: 'en' });
     await clearNotifications(page);
     const delivery = await pushDelivery(context, page, appOrigin);
     cleanups.push(() => delivery.close());

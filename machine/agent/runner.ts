@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ScriptStep } from './script.ts';
+import type { ApprovalAsk } from '../approval-offer.ts';
 import type { ToolHost } from '../tool-host.ts';
 
 // Runs one turn of the scripted agent. Everything that reaches a human (approvals, questions,
@@ -31,14 +32,17 @@ export type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS];
 /** What the human chose: option labels and/or free text; or why there is no answer. */
 export type AgentAnswer =
   { ok: true; labels: string[]; freeText?: string } | { ok: false; why: Refusal };
-/** Only an explicit allow (phone or desk) runs the tool; never a timeout. */
-export type ApprovalAnswer = { allowed: true } | { allowed: false; why: Refusal };
+/**
+ * Only an explicit allow (phone, desk, or a rule the human made, E2) runs the tool; never a
+ * timeout. `edited` (E3): the command the human changed it to, which runs instead.
+ */
+export type ApprovalAnswer = { allowed: true; edited?: string } | { allowed: false; why: Refusal };
 
 export type AgentContext = {
   readonly cwd: string;
   readonly signal: AbortSignal;
   host(): ToolHost;
-  approve(title: string, detail: string): Promise<ApprovalAnswer>;
+  approve(ask: ApprovalAsk): Promise<ApprovalAnswer>;
   ask(question: AgentQuestion): Promise<AgentAnswer>;
   toolStarted(tool: ToolName): void;
   /** `refused`: the tool did not run (or the question got no answer), and why. */
@@ -137,14 +141,21 @@ export async function runTurn(
       }
       case 'run': {
         ctx.toolStarted('run');
-        const answer = await ctx.approve('Run a command', `${step.command}\n\nin ${ctx.cwd}`);
+        const answer = await ctx.approve({
+          tool: 'run',
+          title: 'Run a command',
+          detail: `${step.command}\n\nin ${ctx.cwd}`,
+          command: step.command,
+        });
         if (!answer.allowed) {
           ctx.toolFinished(answer.why);
           note(notRun(answer.why, step.command));
           break;
         }
+        // E3: exactly what the human allowed, the edited line when there is one.
+        const command = answer.edited ?? step.command;
         const r = await ctx.host().exec({
-          command: step.command,
+          command,
           cwd: ctx.cwd,
           timeoutMs: RUN_TIMEOUT_MS,
           signal: ctx.signal,
@@ -155,11 +166,11 @@ export async function runTurn(
           const status =
             r.value.exitCode === null ? `signal ${r.value.signal}` : `exit ${r.value.exitCode}`;
           ctx.assistant(
-            `$ ${step.command}\n${out}${r.value.truncated.stdout || r.value.truncated.stderr ? '\n…[truncated]' : ''}\n(${status})`,
+            `$ ${command}\n${out}${r.value.truncated.stdout || r.value.truncated.stderr ? '\n…[truncated]' : ''}\n(${status})`,
           );
-          summary.push(`Ran \`${step.command}\` (${status})${out === '' ? '' : ': ' + clip(out)}`);
+          summary.push(`Ran \`${command}\` (${status})${out === '' ? '' : ': ' + clip(out)}`);
         } else {
-          note(`run \`${step.command}\` failed (${r.code}): ${r.message}`);
+          note(`run \`${command}\` failed (${r.code}): ${r.message}`);
         }
         break;
       }
@@ -168,7 +179,12 @@ export async function runTurn(
         const text = step.fromSummary
           ? `# Dispatch summary\n\n${summary.map((l) => `- ${l.split('\n')[0]}`).join('\n')}\n`
           : step.text;
-        const answer = await ctx.approve(`Write ${step.path}`, text === '' ? '(empty file)' : text);
+        const answer = await ctx.approve({
+          tool: 'write',
+          title: `Write ${step.path}`,
+          detail: text === '' ? '(empty file)' : text,
+          path: abs(step.path),
+        });
         if (!answer.allowed) {
           ctx.toolFinished(answer.why);
           writes.set(step.path, answer.why);

@@ -1,5 +1,6 @@
 import type { AccessLevel } from '../../protocol/index.ts';
 import type { LinkStatus } from './connection.ts';
+import type { ChoiceRefusal } from './extensions.ts';
 import type { Kv } from './kv.ts';
 import type { MachineView } from './machine-view.ts';
 import type { OutboxEntry } from './outbox.ts';
@@ -35,7 +36,10 @@ export const ACT_BLOCKS = {
   storageFailed: 'storage-failed',
 } as const;
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
-export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActBlock };
+/** §5: the machine never announced the capability this action needs, so nothing is sent. */
+export const NOT_OFFERED = 'not-offered';
+export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED;
+export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActRefusal };
 
 export type ClientDeps = {
   kv: Kv;

@@ -19,6 +19,7 @@ import {
 import {
   ACT_BLOCKS,
   NETWORK_STATES,
+  NOT_OFFERED,
   type ActBlock,
   type ActResult,
   type ClientDeps,
@@ -28,6 +29,7 @@ import {
   type RelayNotice,
 } from './client-types.ts';
 import { makeDrafts } from './drafts.ts';
+import { extensionsOf, respondExtras, type ApprovalChoice } from './extensions.ts';
 import { openFrame, settle } from './incoming.ts';
 import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
@@ -230,11 +232,12 @@ export function makeClient(deps: ClientDeps) {
       if (decision && waitForSnapshot) continue;
       if (transmit(roomId, entry.message)) outbox.noteResent(entry.requestId);
     }
-    // A reply too old to re-send goes back into its box (U2).
+    // A reply too old to re-send goes back into its box (U2). A Stop or a revoke too old to
+    // re-send is dropped, so its button comes back (E2, E4): neither may act late.
     for (const entry of outbox.entries()) {
-      if (entry.roomId !== roomId || entry.kind !== 'message') continue;
-      if (entry.state !== ACTION_STATES.expired) continue;
-      replyNotes.expired(entry);
+      if (entry.roomId !== roomId || entry.state !== ACTION_STATES.expired) continue;
+      if (entry.kind === 'message') replyNotes.expired(entry);
+      else if (entry.kind !== 'interrupt' && entry.kind !== 'rule') continue;
       outbox.remove(entry.requestId);
     }
   };
@@ -259,8 +262,9 @@ export function makeClient(deps: ClientDeps) {
     targetOf: (requestId: string) => string,
     fields: { type: PhoneMessage['type'] } & Record<string, unknown>,
   ): Promise<ActResult> => {
-    // One decision per approval or question: a second tap returns the first action, unsent.
-    if (kind === 'approval' || kind === 'question') {
+    // One decision per approval or question (one Stop per session, one revoke per rule): a
+    // second tap returns the first action, unsent.
+    if (kind !== 'dispatch' && kind !== 'message') {
       const existing = outbox.find(kind, roomId, targetOf(''));
       if (existing) return { ok: true, requestId: existing.requestId };
     }
@@ -373,8 +377,53 @@ export function makeClient(deps: ClientDeps) {
         changed();
       } else c?.restart();
     },
-    respondApproval: (roomId: string, approvalId: string, decision: Decision) =>
-      act(roomId, 'approval', () => approvalId, { type: 'approval.respond', approvalId, decision }),
+    /**
+     * E2/E3: `choice` (a remembered scope, an edited command) is sent only when the machine
+     * announced it and would accept it for this request; otherwise nothing is sent (§5).
+     */
+    respondApproval(
+      roomId: string,
+      approvalId: string,
+      decision: Decision,
+      choice: ApprovalChoice = {},
+    ): Promise<ActResult> {
+      const view = views[roomId];
+      const approval = view?.approvals[approvalId];
+      let extras: ApprovalChoice = {};
+      if (choice.scope !== undefined || choice.edited !== undefined) {
+        if (!view || !approval) return Promise.resolve({ ok: false, code: NOT_OFFERED });
+        const checked = respondExtras(view, approval, decision, choice);
+        if (!checked.ok) return Promise.resolve(checked);
+        extras = checked.extras;
+      }
+      return act(roomId, 'approval', () => approvalId, {
+        type: 'approval.respond',
+        approvalId,
+        decision,
+        ...extras,
+      });
+    },
+    /** E4: only to a machine that announced `interrupt`. */
+    interrupt(roomId: string, sessionId: string): Promise<ActResult> {
+      const view = views[roomId];
+      if (!view || !extensionsOf(view).interrupt)
+        return Promise.resolve({ ok: false, code: NOT_OFFERED });
+      return act(roomId, 'interrupt', () => sessionId, { type: 'session.interrupt', sessionId });
+    },
+    /** E2: asks for the machine's rules (a read: not kept in the outbox); null when not sent. */
+    getRules(roomId: string): string | null {
+      const view = views[roomId];
+      if (!view || !extensionsOf(view).approvalRules) return null;
+      const requestId = uuid();
+      return send(roomId, { type: 'rules.get', requestId }) ? requestId : null;
+    },
+    /** E2: only to a machine that announced `approvalRules`. */
+    revokeRule(roomId: string, ruleId: string): Promise<ActResult> {
+      const view = views[roomId];
+      if (!view || !extensionsOf(view).approvalRules)
+        return Promise.resolve({ ok: false, code: NOT_OFFERED });
+      return act(roomId, 'rule', () => ruleId, { type: 'rule.revoke', ruleId });
+    },
     respondQuestion: (roomId: string, questionId: string, answers: QuestionAnswer[]) =>
       act(roomId, 'question', () => questionId, { type: 'question.respond', questionId, answers }),
     dispatch: (roomId: string, input: DispatchInput) =>

@@ -10,9 +10,8 @@ import type { makeReplyNotes } from './reply-notes.ts';
 
 export type Opened = { view: MachineView; message: MachineMessage | null };
 
-// E2, E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
+// E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
 const NOT_HANDLED_YET: Partial<Record<MachineMessage['type'], true>> = {
-  rules: true,
   phones: true,
   'room.rotate': true,
 };

@@ -5,6 +5,7 @@ import type {
   MachineMessage,
   MachineStatus,
   QuestionRequest,
+  RuleEntry,
   Session,
   TurnFinal,
 } from '../../protocol/index.ts';
@@ -70,6 +71,8 @@ export type MachineView = {
   /** H10: newest machine ts per frame key (stale-frames.ts). */
   frames: FrameClock;
   ended: Record<string, Ended>;
+  /** E2: the machine's remembered approvals as its last `rules` said; null = not asked yet. */
+  rules: RuleEntry[] | null;
 };
 
 export const MAX_ERRORS_KEPT = 20;
@@ -103,6 +106,7 @@ export function emptyView(roomId: string, name: string, relay: string): MachineV
     retired: [],
     frames: {},
     ended: {},
+    rules: null,
   };
 }
 
@@ -197,6 +201,9 @@ export function applyMessage(
           MAX_DISPATCH_RESULTS_KEPT,
         ),
       };
+    case 'rules':
+      // E2: the whole list, sent as the reply to rules.get and after every change.
+      return { ...v, rules: message.rules };
     case 'turn.final':
       return { ...v, finals: { ...v.finals, [message.sessionId]: message } };
     case 'transcript': {

@@ -17,6 +17,10 @@ export const ACTION_KINDS = {
   question: 'question',
   dispatch: 'dispatch',
   message: 'message',
+  /** E2: rule.revoke, target = the ruleId. */
+  rule: 'rule',
+  /** E4: session.interrupt, target = the sessionId. */
+  interrupt: 'interrupt',
 } as const;
 export type ActionKind = (typeof ACTION_KINDS)[keyof typeof ACTION_KINDS];
 
@@ -31,7 +35,7 @@ export type OutboxEntry = {
   requestId: string;
   roomId: string;
   kind: ActionKind;
-  /** approvalId, questionId, sessionId (message) or requestId (dispatch). */
+  /** approvalId, questionId, sessionId (message, interrupt), ruleId (rule) or requestId (dispatch). */
   targetId: string;
   message: PhoneMessage;
   state: ActionState;
@@ -118,7 +122,19 @@ export function makeOutbox(options: {
         return e.kind === 'dispatch' && e.requestId === message.requestId;
       case 'session.update':
         return e.kind === 'message' && e.targetId === message.session.sessionId;
+      case 'turn.final':
+        // E4: the turn ended (interrupted, or finished before the Stop arrived).
+        return e.kind === 'interrupt' && e.targetId === message.sessionId;
+      case 'rules':
+        // E2: the reply to this revoke, or any list without the rule: either way it is gone.
+        return (
+          e.kind === 'rule' &&
+          (message.requestId === e.requestId || !message.rules.some((r) => r.ruleId === e.targetId))
+        );
       case 'error':
+        // E4: nothing was running to stop; answered, not lost.
+        if (e.kind === 'interrupt')
+          return message.sessionId === e.targetId && message.reason === 'not-running';
         // A refused session.message is pinned to its session: it is answered, not lost. Errors
         // about something else in that session (a crashed turn, a transcript) are not refusals.
         if (e.kind === 'message')

@@ -5,6 +5,8 @@ export type Route =
   | { name: 'pair' }
   | { name: 'settings' }
   | { name: 'machine'; roomId: string }
+  /** E2: Machine › Rules, the machine's remembered approvals. */
+  | { name: 'rules'; roomId: string }
   | {
       name: 'session';
       roomId: string;
@@ -37,6 +39,7 @@ export function parseRoute(hash: string): Route {
   if (a === 'settings' && parts.length === 1) return { name: 'settings' };
   if (a === 'new' && parts.length <= 2) return b ? { name: 'new', roomId: b } : { name: 'new' };
   if (a === 'm' && b && parts.length === 2) return { name: 'machine', roomId: b };
+  if (a === 'm' && b && c === 'rules' && parts.length === 3) return { name: 'rules', roomId: b };
   if (a === 'm' && b && c === 's' && d) {
     if (parts.length === 4) return { name: 'session', roomId: b, sessionId: d };
     if (parts.length === 6 && (e === 'approval' || e === 'question') && f)
@@ -56,6 +59,8 @@ export function routeHref(route: Route): string {
       return route.roomId ? `#/new/${seg(route.roomId)}` : '#/new';
     case 'machine':
       return `#/m/${seg(route.roomId)}`;
+    case 'rules':
+      return `#/m/${seg(route.roomId)}/rules`;
     case 'session': {
       const base = `#/m/${seg(route.roomId)}/s/${seg(route.sessionId)}`;
       return route.card ? `${base}/${route.card.kind}/${seg(route.card.id)}` : base;

@@ -10,6 +10,7 @@ const Session = lazy(() => import('./screens/Session.tsx'));
 const NewSession = lazy(() => import('./screens/NewSession.tsx'));
 const Settings = lazy(() => import('./screens/Settings.tsx'));
 const Pair = lazy(() => import('./screens/Pair.tsx'));
+const Rules = lazy(() => import('./screens/Rules.tsx'));
 
 export function App() {
   const ui = useUi();
@@ -64,6 +65,14 @@ export function App() {
             })()}
           >
             {(m) => <Machine roomId={m().roomId} />}
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'rules' ? x : null;
+            })()}
+          >
+            {(m) => <Rules roomId={m().roomId} />}
           </Match>
           <Match when={sessionKey()} keyed>
             {(_key: string) => (

@@ -1,11 +1,19 @@
 import { Show, createSignal, lazy, Suspense } from 'solid-js';
-import { TRUNCATION_SUFFIX, type ApprovalRequest, type Decision } from '../../protocol/index.ts';
+import {
+  TRUNCATION_SUFFIX,
+  type ApprovalRequest,
+  type ApprovalRespond,
+  type ApprovalScope,
+  type Decision,
+} from '../../protocol/index.ts';
 import { looksLikeDiff } from '../client/diff.ts';
+import { canEdit, scopeChoices, type ApprovalChoice } from '../client/extensions.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
 import { SessionLink } from './SessionLink.tsx';
 import { DecisionBar } from './DecisionBar.tsx';
+import { EditField, ScopeChoices } from './ApprovalChoices.tsx';
 import { ActionStatus, Presence } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
@@ -32,14 +40,22 @@ export function ApprovalCard(props: {
   const reasonId = () => `approval-why-${props.approval.approvalId}`;
   const truncated = () => props.approval.detail.endsWith(TRUNCATION_SUFFIX);
 
-  // One decision per approval: the first tap disables both buttons before anything is awaited.
-  const decide = async (decision: Decision) => {
+  // E2/E3: offered only when the machine announced them (extensions.ts, §5).
+  const scopes = () => scopeChoices(props.view, props.approval);
+  const editable = () =>
+    canEdit(props.view, props.approval) ? props.approval.editable : undefined;
+  const [editing, setEditing] = createSignal<string | null>(null);
+
+  // One decision per approval: the first tap disables every button before anything is awaited.
+  const decide = async (decision: Decision, choice: ApprovalChoice = {}) => {
     if (busy() || entry()) return;
     setBusy(true);
+    setError(null);
     const result = await ui.client.respondApproval(
       props.view.roomId,
       props.approval.approvalId,
       decision,
+      choice,
     );
     if (!result.ok) {
       setError(ui.t(`block.${result.code}`));
@@ -81,6 +97,52 @@ export function ApprovalCard(props: {
         when={entry()}
         fallback={
           <>
+            <Show when={editing() === null}>
+              <ScopeChoices
+                approval={props.approval}
+                scopes={scopes()}
+                disabled={busy() || blocked() !== null}
+                describedBy={blocked() ? reasonId() : undefined}
+                onChoose={(scope: ApprovalScope) => void decide('allow', { scope })}
+              />
+            </Show>
+            <Show when={editable()}>
+              {(ed) => (
+                <Show
+                  when={editing() !== null}
+                  fallback={
+                    <div class="actions">
+                      <button
+                        type="button"
+                        class="btn"
+                        disabled={busy()}
+                        aria-label={ui.t('ext.editNamed', { title: props.approval.title })}
+                        onClick={() => setEditing(ed().value)}
+                      >
+                        {ui.t('ext.edit')}
+                      </button>
+                    </div>
+                  }
+                >
+                  <EditField
+                    approvalId={props.approval.approvalId}
+                    editable={ed()}
+                    value={editing() ?? ''}
+                    onInput={setEditing}
+                  />
+                  <div class="actions">
+                    <button
+                      type="button"
+                      class="btn ghost"
+                      disabled={busy()}
+                      onClick={() => setEditing(null)}
+                    >
+                      {ui.t('ext.cancelEdit')}
+                    </button>
+                  </div>
+                </Show>
+              )}
+            </Show>
             <DecisionBar
               note={
                 <Show when={blocked()}>
@@ -96,11 +158,30 @@ export function ApprovalCard(props: {
                 type="button"
                 class="btn allow"
                 disabled={busy() || blocked() !== null}
-                aria-label={ui.t('card.allowNamed', { title: props.approval.title })}
-                aria-describedby={blocked() ? reasonId() : undefined}
-                onClick={() => void decide('allow')}
+                aria-label={
+                  editing() !== null
+                    ? `${ui.t('ext.allowEdited')}: ${props.approval.title}`
+                    : scopes().length > 1
+                      ? ui.t('ext.allowOnceNamed', { title: props.approval.title })
+                      : ui.t('card.allowNamed', { title: props.approval.title })
+                }
+                aria-describedby={
+                  blocked()
+                    ? reasonId()
+                    : scopes().length > 1 && editing() === null
+                      ? `covers-once-${props.approval.approvalId}`
+                      : undefined
+                }
+                onClick={() => {
+                  const edited = editing();
+                  void decide('allow', edited === null ? {} : { edited });
+                }}
               >
-                {ui.t('card.allow')}
+                {editing() !== null
+                  ? ui.t('ext.allowEdited')
+                  : scopes().length > 1
+                    ? ui.t('ext.allowOnce')
+                    : ui.t('card.allow')}
               </button>
               <button
                 type="button"
@@ -122,19 +203,31 @@ export function ApprovalCard(props: {
         }
       >
         {(e) => (
-          <p class="chosen">
-            {ui.t('card.youChose', {
-              decision: ui.t(
-                e().message.type === 'approval.respond' &&
-                  (e().message as { decision: Decision }).decision === 'deny'
-                  ? 'decision.deny'
-                  : 'decision.allow',
-              ),
-            })}{' '}
-            <ActionStatus entry={e()} />
-          </p>
+          <>
+            <p class="chosen">
+              {ui.t('card.youChose', { decision: ui.t(chosenKey(e().message as ApprovalRespond)) })}{' '}
+              <ActionStatus entry={e()} />
+            </p>
+            <Show when={(e().message as ApprovalRespond).edited}>
+              {(edited) => (
+                <>
+                  <p class="will-run-label">{ui.t('ext.willRun')}</p>
+                  <pre class="will-run">{edited()}</pre>
+                </>
+              )}
+            </Show>
+          </>
         )}
       </Show>
     </article>
   );
+}
+
+/** What "You chose" names: the decision, and for an allow its scope or edit (E2/E3). */
+function chosenKey(m: ApprovalRespond) {
+  if (m.decision === 'deny') return 'decision.deny' as const;
+  if (m.edited !== undefined) return 'decision.allowEdited' as const;
+  if (m.scope === 'session') return 'decision.allowSession' as const;
+  if (m.scope === 'always') return 'decision.allowAlways' as const;
+  return 'decision.allow' as const;
 }

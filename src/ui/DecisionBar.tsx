@@ -22,6 +22,9 @@ export function DecisionBar(props: { children: JSX.Element; note?: JSX.Element }
     const check = () => {
       frame = 0;
       const subject = card.querySelector('.detail, .diff') ?? card;
+      // What sits above the bar in the card (scope buttons, the Edit field) keeps this much clear
+      // when scrolled into view (CSS scroll-margin-bottom), so the pinned bar never covers it.
+      card.style.setProperty('--decision-bar-h', `${bar.offsetHeight}px`);
       setPinned(subject.getBoundingClientRect().bottom <= window.innerHeight - bar.offsetHeight);
     };
     const schedule = () => {

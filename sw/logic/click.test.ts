@@ -3,7 +3,7 @@ import { compactPush } from '../../protocol/index.ts';
 import { alreadyOnScreen } from './visible.ts';
 import { clickPlan } from './click.ts';
 import { notificationFor } from './notification.ts';
-import { DEFAULT_PUSH_SETTINGS } from './store-layout.ts';
+import { DEFAULT_PUSH_SETTINGS, parsePushSettings } from './store-layout.ts';
 import { makeRoom } from './test-support/rooms.ts';
 
 const laptop = makeRoom('laptop');
@@ -11,9 +11,15 @@ const approvalSpec = notificationFor(
   {
     ok: true,
     room: laptop,
-    push: compactPush({ kind: 'approval', sessionId: 's1', title: 't', approvalId: 'a1' }),
+    push: compactPush({
+      kind: 'approval',
+      sessionId: 's1',
+      title: 't',
+      approvalId: 'a1',
+      what: 'Run: ls',
+    }),
   },
-  DEFAULT_PUSH_SETTINGS,
+  parsePushSettings({ showSessionTitle: true }),
   2,
 );
 
@@ -32,6 +38,22 @@ describe('N4: a tap opens the exact card; only Allow/Deny taps answer', () => {
       approvalId: 'a1',
     });
     expect(clickPlan('deny', approvalSpec.options.data)).toMatchObject({ decision: 'deny' });
+  });
+  it('E5: Allow on a notification that did not offer it opens the card; Deny still answers', () => {
+    const private_ = notificationFor(
+      {
+        ok: true,
+        room: laptop,
+        push: compactPush({ kind: 'approval', sessionId: 's1', title: 't', approvalId: 'a1' }),
+      },
+      DEFAULT_PUSH_SETTINGS,
+      2,
+    );
+    expect(clickPlan('allow', private_.options.data)).toEqual({
+      kind: 'open',
+      url: `/#/m/${laptop.roomId}/s/s1/approval/a1`,
+    });
+    expect(clickPlan('deny', private_.options.data)).toMatchObject({ kind: 'respond' });
   });
   it('an unknown action or data without an approval id opens, never answers', () => {
     expect(clickPlan('allow-all', approvalSpec.options.data).kind).toBe('open');

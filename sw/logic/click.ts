@@ -24,6 +24,7 @@ export function parseNotificationData(value: unknown): NotificationData {
   const sessionId = str(v.sessionId);
   const approvalId = str(v.approvalId);
   return {
+    ...(v.allowOffered === true ? { allowOffered: true as const } : {}),
     // Only same-origin paths: a notification must never navigate the app elsewhere.
     url: url !== undefined && url.startsWith('/') && !url.startsWith('//') ? url : HOME_URL,
     ...(roomId !== undefined ? { roomId } : {}),
@@ -36,7 +37,8 @@ export function parseNotificationData(value: unknown): NotificationData {
 /**
  * What a tap does. Allow/Deny answer only when the user tapped that very button on a notification
  * about one approval; a tap on the body (action '') or anything else opens the card. Nothing is
- * ever answered without an explicit Allow or Deny tap.
+ * ever answered without an explicit Allow or Deny tap, and Allow only where the notification
+ * offered it (E5). The answer is always `once`: a remembered scope is never sent from here (E2).
  */
 export function clickPlan(action: string, rawData: unknown): ClickPlan {
   const data = parseNotificationData(rawData);
@@ -47,6 +49,10 @@ export function clickPlan(action: string, rawData: unknown): ClickPlan {
         ? DECISIONS.deny
         : undefined;
   if (decision === undefined || data.roomId === undefined || data.approvalId === undefined) {
+    return { kind: 'open', url: data.url };
+  }
+  // E5: Allow answers only from a notification that offered it (it showed what it allows).
+  if (decision === DECISIONS.allow && data.allowOffered !== true) {
     return { kind: 'open', url: data.url };
   }
   return {

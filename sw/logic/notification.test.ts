@@ -15,17 +15,14 @@ const opened = (fields: CompactPushFields): OpenedPush => ({
 const SECRET_TITLE = 'Rotate the production database password';
 
 describe('N3: title and body per kind, with the machine name', () => {
-  it('approval: title names the machine, Allow and Deny actions, card URL of the approval', () => {
+  it('approval: title names the machine, Deny only by default (E5), card URL of the approval', () => {
     const spec = notificationFor(
       opened({ kind: 'approval', sessionId: 's1', title: SECRET_TITLE, approvalId: 'a1' }),
       DEFAULT_PUSH_SETTINGS,
       2,
     );
     expect(spec.title).toBe('Approval needed · laptop');
-    expect(spec.options.actions).toEqual([
-      { action: 'allow', title: 'Allow' },
-      { action: 'deny', title: 'Deny' },
-    ]);
+    expect(spec.options.actions).toEqual([{ action: 'deny', title: 'Deny' }]);
     expect(spec.options.tag).toBe(`approval:${laptop.roomId}:a1`);
     expect(spec.options.requireInteraction).toBe(true);
     expect(spec.options.data).toMatchObject({
@@ -111,11 +108,61 @@ describe('N3: title and body per kind, with the machine name', () => {
 
   it('Simplified Chinese when the app is set to it', () => {
     const spec = notificationFor(
-      opened({ kind: 'approval', sessionId: 's1', title: 't', approvalId: 'a1' }),
-      parsePushSettings({ language: 'zh' }),
+      opened({ kind: 'approval', sessionId: 's1', title: 't', approvalId: 'a1', what: 'Run: ls' }),
+      parsePushSettings({ language: 'zh', showSessionTitle: true }),
       2,
     );
     expect(spec.title).toBe('需要批准 · laptop');
     expect(spec.options.actions.map((a) => a.title)).toEqual(['允许', '拒绝']);
+  });
+});
+
+describe('E5: a notification that says what it asks, and Allow only for what it shows', () => {
+  const OPTED_IN = parsePushSettings({ showSessionTitle: true });
+  const withWhat = (what: string) =>
+    opened({ kind: 'approval', sessionId: 's1', title: SECRET_TITLE, approvalId: 'a1', what });
+
+  it('E5: with lock-screen content allowed the body is `what` and it offers Allow and Deny', () => {
+    const spec = notificationFor(withWhat('Run: npm test'), OPTED_IN, 2);
+    expect(spec.options.body).toBe('Run: npm test');
+    expect(spec.options.actions.map((a) => a.action)).toEqual(['allow', 'deny']);
+    expect(spec.options.data.allowOffered).toBe(true);
+  });
+
+  it('E5: without it, neither `what` nor the title shows, only Deny is offered, a tap opens the card', () => {
+    const spec = notificationFor(withWhat('Run: npm test'), DEFAULT_PUSH_SETTINGS, 2);
+    expect(JSON.stringify(spec)).not.toContain('npm test');
+    expect(spec.options.actions.map((a) => a.action)).toEqual(['deny']);
+    expect(spec.options.data).not.toHaveProperty('allowOffered');
+    expect(spec.options.data.url).toContain('/approval/a1');
+  });
+
+  it('E5: Allow is never offered for what the notification does not show whole', () => {
+    // An older machine (no `what`): the session title says nothing about the call.
+    const noWhat = notificationFor(
+      opened({ kind: 'approval', sessionId: 's1', title: SECRET_TITLE, approvalId: 'a1' }),
+      OPTED_IN,
+      2,
+    );
+    expect(noWhat.options.body).toBe(SECRET_TITLE);
+    expect(noWhat.options.actions.map((a) => a.action)).toEqual(['deny']);
+    // A `what` cut to fit: its visible start is not the whole command.
+    const cut = notificationFor(withWhat(`Run: ${'x'.repeat(400)}`), OPTED_IN, 2);
+    expect(cut.options.body.endsWith('…')).toBe(true);
+    expect(cut.options.actions.map((a) => a.action)).toEqual(['deny']);
+    // One action slot only (Deny is the safe one).
+    expect(notificationFor(withWhat('Run: ls'), OPTED_IN, 1).options.actions).toEqual([
+      { action: 'deny', title: 'Deny' },
+    ]);
+  });
+
+  it('E5: a question shows its first prompt where allowed, and has no actions', () => {
+    const q = notificationFor(
+      opened({ kind: 'question', sessionId: 's1', title: 't', questionId: 'q1', what: 'Which?' }),
+      OPTED_IN,
+      2,
+    );
+    expect(q.options.body).toBe('Which?');
+    expect(q.options.actions).toEqual([]);
   });
 });

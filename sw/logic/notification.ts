@@ -1,4 +1,4 @@
-import type { CompactPush } from '../../protocol/index.ts';
+import { WHAT_CUT_SUFFIX, type CompactPush } from '../../protocol/index.ts';
 import { cardUrl, HOME_URL } from './card-url.ts';
 import type { OpenedPush } from './open-push.ts';
 import type { PushSettings } from './store-layout.ts';
@@ -14,6 +14,11 @@ export type NotificationData = {
   roomId?: string;
   sessionId?: string;
   approvalId?: string;
+  /**
+   * E5: this notification offered Allow (it shows the whole `what`). An `allow` action on one
+   * that did not — an older worker's notification, a forged action — opens the card instead.
+   */
+  allowOffered?: true;
   /** Kept so an outcome notification can repeat the lock-screen-safe body. */
   body: string;
 };
@@ -90,8 +95,27 @@ export function notificationFor(
     error: { title: s.errorTitle(machine), body: s.errorBody },
   } as const;
   const text = byKind[push.kind];
-  const body = settings.showSessionTitle && push.title.trim() !== '' ? push.title : text.body;
-  const answerable = push.kind === 'approval' && push.approvalId !== undefined && maxActions >= 2;
+  // E5: with lock-screen content allowed, the body says what is asked (`what`), else the session
+  // title as before; without it, neither.
+  const shown = settings.showSessionTitle ? (push.what ?? push.title).trim() : '';
+  const body = shown !== '' ? shown : text.body;
+  const answerable = push.kind === 'approval' && push.approvalId !== undefined;
+  // E5: Allow only for what the notification shows whole (a cut `what` ends in the mark), and
+  // always once (no remembered scope from a notification); Deny is always safe.
+  const allowOffered =
+    answerable &&
+    maxActions >= 2 &&
+    settings.showSessionTitle &&
+    push.what !== undefined &&
+    !push.what.endsWith(WHAT_CUT_SUFFIX);
+  const actions = allowOffered
+    ? [
+        { action: NOTIFICATION_ACTIONS.allow, title: s.allow },
+        { action: NOTIFICATION_ACTIONS.deny, title: s.deny },
+      ]
+    : answerable && maxActions >= 1
+      ? [{ action: NOTIFICATION_ACTIONS.deny, title: s.deny }]
+      : [];
   return {
     title: text.title,
     options: {
@@ -108,14 +132,10 @@ export function notificationFor(
         roomId: room.roomId,
         sessionId: push.sessionId,
         ...(push.approvalId !== undefined ? { approvalId: push.approvalId } : {}),
+        ...(allowOffered ? { allowOffered: true as const } : {}),
         body,
       },
-      actions: answerable
-        ? [
-            { action: NOTIFICATION_ACTIONS.allow, title: s.allow },
-            { action: NOTIFICATION_ACTIONS.deny, title: s.deny },
-          ]
-        : [],
+      actions,
       renotify: true,
       requireInteraction: push.kind === 'approval' || push.kind === 'question',
     },

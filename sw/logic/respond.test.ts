@@ -57,6 +57,9 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
       approvalId: 'appr-1',
       decision: 'allow',
     });
+    // E2/E3: from a notification the answer is once, as shown: no scope, no edit.
+    expect(message).not.toHaveProperty('scope');
+    expect(message).not.toHaveProperty('edited');
     expect(relay.frames[0]).toEqual({ kind: 'hello', room: roomId, role: 'phone' });
     relay.sendToPhone(closedMsg(key, roomId, { resolution: 'allow' }));
     const outcome = await result;

@@ -1,4 +1,5 @@
 import { For, Show } from 'solid-js';
+import { extensionsOf } from '../../client/extensions.ts';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
@@ -109,6 +110,25 @@ export default function Machine(props: { roomId: string }) {
                   </For>
                 </ul>
               </section>
+              <Show when={extensionsOf(v()).approvalRules}>
+                <section class="section" aria-labelledby="machine-rules">
+                  <h2 id="machine-rules">{ui.t('rules.title')}</h2>
+                  <ul class="list">
+                    <li>
+                      <RowLink href={routeHref({ name: 'rules', roomId: v().roomId })}>
+                        <span class="row-title">{ui.t('rules.link')}</span>
+                        <Show when={v().rules}>
+                          {(rules) => (
+                            <span class="row-sub">
+                              {ui.t('rules.count', { count: rules().length })}
+                            </span>
+                          )}
+                        </Show>
+                      </RowLink>
+                    </li>
+                  </ul>
+                </section>
+              </Show>
               <div class="actions">
                 <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
                   <Icon name="plus" />

@@ -8,6 +8,7 @@ import { useUi } from '../context.tsx';
 import { ReplyBox } from '../ReplyBox.tsx';
 import { SessionChip } from '../SessionChip.tsx';
 import { Steps } from '../Steps.tsx';
+import { StopButton } from '../StopButton.tsx';
 import { Transcript } from '../Transcript.tsx';
 import {
   AsOf,
@@ -80,6 +81,7 @@ export default function SessionScreen(props: {
                       {ui.t('session.cwd')}: <code>{s().cwd}</code>
                     </p>
                     <Steps session={s()} />
+                    <StopButton view={v()} session={s()} />
                   </section>
                 )}
               </Show>

@@ -1,0 +1,127 @@
+import {
+  approvalRespondRefusal,
+  type ApprovalRefusal,
+  type ApprovalRespond,
+  type MachineMessage,
+  type ReasonCode,
+  type RuleRevoke,
+  type SessionInterrupt,
+} from '../protocol/index.ts';
+import type { Core } from './core.ts';
+import { rootOf } from './cwd-guard.ts';
+import type { Turns } from './turns.ts';
+
+// The phone actions of E2 (scopes on approval.respond, rules.get, rule.revoke), E3 (edited on
+// approval.respond) and E4 (session.interrupt). phone-actions.ts runs the checks every action
+// shares (D11 clock, idempotency, H3 replay) before these; what they return is the action's
+// result, replayed for a duplicate requestId.
+
+type ErrorFields = { context?: string; sessionId?: string; reason?: ReasonCode };
+export type ErrorMaker = (message: string, extra: ErrorFields) => MachineMessage;
+
+const REFUSAL_TEXT: Record<ApprovalRefusal, string> = {
+  'scope-not-offered':
+    'that scope was not offered for this approval (a deny or an edit is once only)',
+  'not-editable':
+    'this approval cannot be changed before allowing (only an allow of an editable one)',
+  'presence-required': 'this approval needs verified presence',
+};
+
+export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMaker) {
+  const now = () => core.timers.now();
+  const rulesMessage = (requestId?: string): MachineMessage => ({
+    v: 1,
+    type: 'rules',
+    ts: now(),
+    ...(requestId !== undefined ? { requestId } : {}),
+    rules: core.rules.list(),
+  });
+
+  return {
+    rulesMessage,
+    /** Refusals leave the approval pending: the phone may answer again with a new requestId. */
+    respond(m: ApprovalRespond): MachineMessage[] {
+      const open = core.pending.approval(m.approvalId);
+      const notPending = () => [
+        errorMsg(`approval ${m.approvalId} is not pending`, {
+          context: m.approvalId,
+          reason: 'not-pending',
+        }),
+      ];
+      if (open === undefined) return notPending();
+      const refused = approvalRespondRefusal(open, m);
+      if (refused !== null) {
+        return [
+          errorMsg(REFUSAL_TEXT[refused], {
+            context: m.approvalId,
+            sessionId: open.sessionId,
+            reason: refused,
+          }),
+        ];
+      }
+      let ruleAdded = false;
+      if (m.scope === 'session' || m.scope === 'always') {
+        const s = core.sessions.get(open.sessionId);
+        const added = core.rules.add({
+          tool: open.tool,
+          key: open.rule!.key,
+          scope: m.scope,
+          sessionId: open.sessionId,
+          root: s === undefined ? undefined : (s.root ?? rootOf(s.cwd, core.roots)),
+        });
+        if (!added.ok) {
+          return [
+            errorMsg(`not allowed: ${added.message}; allow it once instead`, {
+              context: m.approvalId,
+              sessionId: open.sessionId,
+            }),
+          ];
+        }
+        ruleAdded = added.created;
+      }
+      if (!core.pending.decideFromPhone(m.approvalId, m.decision === 'allow', m.edited))
+        return notPending();
+      // After the approval.closed this returns (sent synchronously by the caller).
+      if (ruleAdded) queueMicrotask(() => core.rulesChanged());
+      return [
+        {
+          v: 1,
+          type: 'approval.closed',
+          ts: now(),
+          approvalId: m.approvalId,
+          resolution: m.decision,
+          ...(m.edited !== undefined ? { edited: true as const } : {}),
+        },
+      ];
+    },
+    revoke(m: RuleRevoke): MachineMessage[] {
+      // An unknown rule (or one revoked already) changes nothing: revoking twice = once, and the
+      // list that answers it lets the phone drop a rule it still shows.
+      if (!core.rules.list().some((r) => r.ruleId === m.ruleId)) return [rulesMessage(m.requestId)];
+      if (!core.rules.revoke(m.ruleId)) {
+        return [
+          errorMsg('the machine could not forget the rule; it still stands', {
+            context: 'rule.revoke',
+          }),
+        ];
+      }
+      core.log('info', 'rule-revoked', `rule ${m.ruleId.slice(0, 8)} revoked from the phone`);
+      return [rulesMessage(m.requestId)];
+    },
+    /** The confirmation is the turn's own turn.final (reason `interrupted`) and session.update. */
+    interrupt(m: SessionInterrupt): MachineMessage[] {
+      const s = core.sessions.get(m.sessionId);
+      if (s === undefined || !turns.interrupt(s)) {
+        return [
+          errorMsg('this session is not running', {
+            context: 'session.interrupt',
+            sessionId: m.sessionId,
+            reason: 'not-running',
+          }),
+        ];
+      }
+      core.log('info', 'interrupted', `session ${m.sessionId.slice(0, 8)} stopped from the phone`);
+      return [];
+    },
+  };
+}

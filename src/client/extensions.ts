@@ -1,0 +1,89 @@
+import {
+  approvalRespondRefusal,
+  MAX_EDITABLE_BYTES,
+  utf8ByteLength,
+  offeredScopes,
+  SESSION_STATES,
+  type ApprovalRequest,
+  type ApprovalScope,
+  type Capabilities,
+  type Decision,
+  type Session,
+} from '../../protocol/index.ts';
+import type { MachineView } from './machine-view.ts';
+
+// E2–E4 on the phone: what the app may offer and send, decided only from what the machine
+// announced (§5 compatibility: a machine without a capability sees exactly what it saw before —
+// no `scope`, no `edited`, no `session.interrupt`, no `rules.get`).
+
+export type Extensions = Pick<Capabilities, 'approvalRules' | 'approvalEdit' | 'interrupt'>;
+
+/** The capabilities the machine announced; anything absent is off. */
+export function extensionsOf(view: Pick<MachineView, 'status'>): Extensions {
+  const c = view.status?.capabilities;
+  return {
+    approvalRules: c?.approvalRules === true,
+    approvalEdit: c?.approvalEdit === true,
+    interrupt: c?.interrupt === true,
+  };
+}
+
+/** E2: the scopes to offer on this card — `once` only unless the machine remembers approvals. */
+export function scopeChoices(
+  view: Pick<MachineView, 'status'>,
+  approval: Pick<ApprovalRequest, 'rule'>,
+): ApprovalScope[] {
+  return extensionsOf(view).approvalRules ? offeredScopes(approval) : ['once'];
+}
+
+/** E3: whether the card offers Edit. */
+export const canEdit = (
+  view: Pick<MachineView, 'status'>,
+  approval: Pick<ApprovalRequest, 'editable'>,
+): boolean => extensionsOf(view).approvalEdit && approval.editable !== undefined;
+
+/** E4: a turn is under way (running or waiting on a card), so there is something to stop. */
+export const canStop = (view: Pick<MachineView, 'status'>, session: Session): boolean =>
+  extensionsOf(view).interrupt &&
+  session.live === true &&
+  (session.state === SESSION_STATES.running || session.state === SESSION_STATES.awaiting_approval);
+
+export type ApprovalChoice = { scope?: ApprovalScope; edited?: string };
+export type ChoiceRefusal = 'scope-not-offered' | 'not-editable' | 'edit-blank' | 'edit-too-long';
+export type ChoiceResult =
+  { ok: true; extras: ApprovalChoice } | { ok: false; code: ChoiceRefusal };
+
+/**
+ * The extra fields of an `approval.respond`, or the reason the phone will not send them: a
+ * capability the machine never announced, or what the machine would refuse itself
+ * (protocol/approval-checks.ts, the `edited` limits). `once` and an unchanged edit are left out,
+ * so a plain allow is byte-for-byte what it was before E2/E3. Presence (E7) is not judged here.
+ */
+export function respondExtras(
+  view: Pick<MachineView, 'status'>,
+  approval: ApprovalRequest,
+  decision: Decision,
+  choice: ApprovalChoice,
+): ChoiceResult {
+  const scope = choice.scope === 'once' ? undefined : choice.scope;
+  const edited =
+    choice.edited === undefined || choice.edited === approval.editable?.value
+      ? undefined
+      : choice.edited;
+  if (scope !== undefined && !scopeChoices(view, approval).includes(scope))
+    return { ok: false, code: 'scope-not-offered' };
+  if (edited !== undefined && !canEdit(view, approval)) return { ok: false, code: 'not-editable' };
+  const refusal = approvalRespondRefusal(approval, { decision, scope, edited });
+  if (refusal === 'scope-not-offered' || refusal === 'not-editable')
+    return { ok: false, code: refusal };
+  if (edited !== undefined && edited.trim() === '') return { ok: false, code: 'edit-blank' };
+  if (edited !== undefined && utf8ByteLength(edited) > MAX_EDITABLE_BYTES)
+    return { ok: false, code: 'edit-too-long' };
+  return {
+    ok: true,
+    extras: {
+      ...(scope !== undefined ? { scope } : {}),
+      ...(edited !== undefined ? { edited } : {}),
+    },
+  };
+}

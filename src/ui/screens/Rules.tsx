@@ -1,0 +1,132 @@
+import { For, Show, createEffect, createMemo, createSignal } from 'solid-js';
+import type { RuleEntry } from '../../../protocol/index.ts';
+import { extensionsOf } from '../../client/extensions.ts';
+import { useUi } from '../context.tsx';
+import {
+  ActionStatus,
+  AsOf,
+  Header,
+  PageTitle,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+} from '../widgets.tsx';
+
+// E2: Machine › Rules — every remembered approval of one machine, with its uses and a Revoke
+// button. Asked for (rules.get) when the screen opens and whenever the machine comes back; the
+// machine also sends the list after every change, so a revoke shows by the rule leaving the list.
+export default function Rules(props: { roomId: string }) {
+  const ui = useUi();
+  const view = () => ui.state().machines.find((m) => m.roomId === props.roomId);
+  const supported = () => {
+    const v = view();
+    return v !== undefined && extensionsOf(v).approvalRules;
+  };
+  const online = () => ui.blocked(props.roomId) === null;
+  // A memo changes only on a real change, so rules.get goes out once per (re)connection.
+  const canAsk = createMemo(() => supported() && online());
+  createEffect(() => {
+    if (canAsk()) ui.client.getRules(props.roomId);
+  });
+  return (
+    <>
+      <Header title={ui.t('rules.title')} back={{ name: 'machine', roomId: props.roomId }} />
+      <main class="page">
+        <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
+          {(v) => (
+            <>
+              <RelayNotices relays={[v().relay]} />
+              <RepairBanner view={v()} />
+              <PageTitle>{ui.t('rules.link')}</PageTitle>
+              <p class="status-line">
+                {v().name} · <Presence view={v()} />
+              </p>
+              <AsOf view={v()} />
+              <Show when={supported()} fallback={<p class="empty">{ui.t('rules.unsupported')}</p>}>
+                <p class="hint">{ui.t('rules.intro')}</p>
+                <Show
+                  when={v().rules}
+                  fallback={
+                    <p class="empty">{online() ? ui.t('rules.loading') : ui.t('rules.offline')}</p>
+                  }
+                >
+                  {(rules) => (
+                    <Show
+                      when={rules().length > 0}
+                      fallback={<p class="empty">{ui.t('rules.empty')}</p>}
+                    >
+                      <ul class="list rules" aria-label={ui.t('rules.title')}>
+                        <For each={rules()}>
+                          {(rule) => <RuleRow roomId={props.roomId} rule={rule} />}
+                        </For>
+                      </ul>
+                    </Show>
+                  )}
+                </Show>
+              </Show>
+            </>
+          )}
+        </Show>
+      </main>
+    </>
+  );
+}
+
+function RuleRow(props: { roomId: string; rule: RuleEntry }) {
+  const ui = useUi();
+  const [error, setError] = createSignal<string | null>(null);
+  const entry = () =>
+    ui
+      .state()
+      .outbox.find(
+        (e) => e.kind === 'rule' && e.roomId === props.roomId && e.targetId === props.rule.ruleId,
+      );
+  const revoke = async () => {
+    setError(null);
+    const result = await ui.client.revokeRule(props.roomId, props.rule.ruleId);
+    if (!result.ok) setError(ui.t(`block.${result.code}`));
+  };
+  return (
+    <li class="rule">
+      <p class="rule-key">
+        <code>{props.rule.key}</code>
+      </p>
+      <p class="row-sub">
+        {props.rule.scope === 'session'
+          ? ui.t('rules.scopeSession')
+          : props.rule.root
+            ? ui.t('rules.scopeAlways', { root: props.rule.root })
+            : ui.t('rules.scopeAlwaysNoRoot')}
+        {' · '}
+        {ui.t('rules.uses', { count: props.rule.uses })}
+        {' · '}
+        {ui.t('rules.since', { time: ui.time(props.rule.createdAt) })}
+      </p>
+      <Show
+        when={entry()}
+        fallback={
+          <button
+            type="button"
+            class="btn deny"
+            disabled={ui.blocked(props.roomId) !== null}
+            aria-label={ui.t('rules.revokeNamed', { key: props.rule.key })}
+            onClick={() => void revoke()}
+          >
+            {ui.t('rules.revoke')}
+          </button>
+        }
+      >
+        {(e) => (
+          <p class="chosen">
+            {ui.t('rules.revoking')} <ActionStatus entry={e()} />
+          </p>
+        )}
+      </Show>
+      <Show when={error()}>
+        <p class="why" role="alert">
+          {error()}
+        </p>
+      </Show>
+    </li>
+  );
+}
