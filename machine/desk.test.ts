@@ -22,6 +22,19 @@ const text: QuestionItem = {
 };
 
 describe('desk commands', () => {
+  it('E2: parses rules and revoke <ruleId>; revoke without an id says which argument is missing', () => {
+    expect(parseDeskLine('rules')).toEqual({ ok: true, command: { kind: 'rules' } });
+    expect(parseDeskLine('revoke 5b0e')).toEqual({
+      ok: true,
+      command: { kind: 'revoke', id: '5b0e' },
+    });
+    expect(parseDeskLine('revoke')).toMatchObject({
+      ok: false,
+      code: 'desk-missing-argument',
+      message: 'revoke: which rule? revoke <ruleId> (see: rules) (try: help)',
+    });
+  });
+
   it('parses allow, deny, answer, list, sessions, help', () => {
     expect(parseDeskLine('allow ab12')).toEqual({
       ok: true,
