@@ -141,7 +141,7 @@ test('E2, E3, E4: scopes say what they cover, Rules revoke, Edit sends exactly t
   await machine.close();
 });
 
-test('§5: a machine without the capabilities sees exactly today’s app: Allow/Deny, no Edit, no Stop, no Rules, a plain respond', async ({
+test('EC: a machine without the capabilities sees exactly today’s app: Allow/Deny, no Edit, no Stop, no Rules, a plain respond', async ({
   page,
   relay,
 }) => {

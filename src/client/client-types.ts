@@ -36,7 +36,7 @@ export const ACT_BLOCKS = {
   storageFailed: 'storage-failed',
 } as const;
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
-/** §5: the machine never announced the capability this action needs, so nothing is sent. */
+/** EC: the machine never announced the capability this action needs, so nothing is sent. */
 export const NOT_OFFERED = 'not-offered';
 export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED;
 export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActRefusal };

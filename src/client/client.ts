@@ -379,7 +379,7 @@ export function makeClient(deps: ClientDeps) {
     },
     /**
      * E2/E3: `choice` (a remembered scope, an edited command) is sent only when the machine
-     * announced it and would accept it for this request; otherwise nothing is sent (§5).
+     * announced it and would accept it for this request; otherwise nothing is sent (EC).
      */
     respondApproval(
       roomId: string,

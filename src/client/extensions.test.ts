@@ -49,8 +49,8 @@ const session = (state: Session['state'], live = true): Session => ({
   live,
 });
 
-describe('E2–E4: the phone offers only what the machine announced (§5 compatibility)', () => {
-  it('§5: without the capabilities a card offers Allow once only, no Edit, no Stop', () => {
+describe('E2–E4: the phone offers only what the machine announced (EC compatibility)', () => {
+  it('EC: without the capabilities a card offers Allow once only, no Edit, no Stop', () => {
     for (const v of [viewWith(), viewWith({})]) {
       expect(scopeChoices(v, request)).toEqual(['once']);
       expect(canEdit(v, request)).toBe(false);
@@ -146,7 +146,7 @@ const sentOf = (heard: Record<string, unknown>[], type: string) =>
   heard.filter((x) => x.type === type);
 
 describe('E2–E4 through the client: what goes on the wire', () => {
-  it('§5: against a machine without the capabilities nothing new is ever sent', async () => {
+  it('EC: against a machine without the capabilities nothing new is ever sent', async () => {
     const { client, m, ws } = await paired();
     expect(await client.respondApproval(m.roomId, 'a1', 'allow', { scope: 'session' })).toEqual({
       ok: false,

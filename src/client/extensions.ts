@@ -13,7 +13,7 @@ import {
 import type { MachineView } from './machine-view.ts';
 
 // E2–E4 on the phone: what the app may offer and send, decided only from what the machine
-// announced (§5 compatibility: a machine without a capability sees exactly what it saw before —
+// announced (EC compatibility: a machine without a capability sees exactly what it saw before —
 // no `scope`, no `edited`, no `session.interrupt`, no `rules.get`).
 
 export type Extensions = Pick<Capabilities, 'approvalRules' | 'approvalEdit' | 'interrupt'>;

@@ -40,7 +40,7 @@ export function ApprovalCard(props: {
   const reasonId = () => `approval-why-${props.approval.approvalId}`;
   const truncated = () => props.approval.detail.endsWith(TRUNCATION_SUFFIX);
 
-  // E2/E3: offered only when the machine announced them (extensions.ts, §5).
+  // E2/E3: offered only when the machine announced them (extensions.ts, EC).
   const scopes = () => scopeChoices(props.view, props.approval);
   const editable = () =>
     canEdit(props.view, props.approval) ? props.approval.editable : undefined;
