@@ -16,6 +16,7 @@ export const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
 
 export default defineConfig({
   testDir: 'e2e',
+  globalSetup: './e2e/support/global-setup.ts',
   testMatch: '**/*.spec.ts',
   // Files run on two workers side by side (a test mostly waits on the relay, the machine and the
   // page); the tests of one file stay in order on one worker. E2E_WORKERS=1 runs them one by one.

@@ -1,12 +1,12 @@
-// A part of the product as a real child process (`tsx relay/main.ts …`, `tsx machine/main.ts …`)
+// A part of the product as a real child process (its bundle, bundles.ts: `relay/main.ts …`)
 // in its own process group: ready when its stdout matches, stop() kills the whole group and
 // waits for the exit (e2e/ may not import relay/ or machine/).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import url from 'node:url';
+import { nodeCommand } from './bundles.ts';
 
 const repo = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..');
-const TSX = path.join(repo, 'node_modules/.bin/tsx');
 const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 3_000;
 
@@ -21,7 +21,13 @@ export type Child = {
 };
 
 export async function startChild(name: string, args: string[], ready: RegExp): Promise<Child> {
-  const child = spawn(TSX, args, { cwd: repo, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const [script = '', ...rest] = args;
+  const run = nodeCommand(script);
+  const child = spawn(run.command, [...run.args, ...rest], {
+    cwd: repo,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const pid = child.pid!;
   let out = '';
   let err = '';
@@ -51,7 +57,7 @@ export async function startChild(name: string, args: string[], ready: RegExp): P
     await exited;
     clearTimeout(killer);
     try {
-      process.kill(-pid, 'SIGKILL'); // tsx's own node child, if it outlived the wrapper
+      process.kill(-pid, 'SIGKILL'); // anything of its group that outlived it
     } catch {
       // already gone
     }

@@ -1,13 +1,13 @@
-// Real child processes for the e2e suite: the relay and the mock machine run as `tsx` programs
-// in their own process groups, are waited for by the line they print when ready, and are
+// Real child processes for the e2e suite: the relay and the mock machine run as their bundles
+// (bundles.ts) in their own process groups, are waited for by the line they print when ready, and are
 // stopped by signalling the whole group and waiting until it is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { nodeCommand } from './bundles.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -30,7 +30,8 @@ export function startProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Proc {
-  const child = spawn(TSX, [script, ...args], {
+  const run = nodeCommand(script);
+  const child = spawn(run.command, [...run.args, ...args], {
     cwd: ROOT,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
