@@ -9,7 +9,7 @@ const WORKERS = Math.max(2, availableParallelism());
 const ALONE = ['relay/push-flood.test.ts'];
 const shared = { testTimeout: 20_000, hookTimeout: 20_000, maxWorkers: WORKERS };
 
-// Two projects: the Solid plugin adds the `browser` resolve condition, which would hand Node-side
+// The projects: the Solid plugin adds the `browser` resolve condition, which would hand Node-side
 // tests the browser build of packages such as `ws`; so only the app's tests get the plugin.
 export default defineConfig({
   test: {
