@@ -167,8 +167,23 @@ test('U4.1: at 320 px with 200 % text and in landscape the header is one line, A
     expect(await page.evaluate(bringIntoView), phone.name).toEqual([]);
     expect(await page.evaluate(allowBeforeCommand), phone.name).toEqual([]);
   }
-  // The whole title is in the page body.
-  await expect(page.locator('.page-title')).toContainText('when the tests pass, then p');
+  // The whole title is in the page body: at 320 px and 200 % text three lines of it, and a button
+  // opens the rest (a long title filled the first screen there).
+  await page.setViewportSize({ width: 320, height: 568 });
+  await textSize(page, 200);
+  const pageTitle = page.locator('.page-title');
+  await expect(pageTitle).toContainText('when the tests pass, then p');
+  const lines = () =>
+    pageTitle.evaluate(
+      (el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight),
+    );
+  expect(await lines()).toBeLessThan(3.5);
+  await page.getByRole('button', { name: 'Show the whole title' }).click();
+  await expect(page.getByRole('button', { name: 'Show less of the title' })).toHaveAttribute(
+    'aria-expanded',
+    'true',
+  );
+  expect(await lines()).toBeGreaterThan(3.5);
 });
 
 test('U4.2: the steps trail is a list whose items wrap as whole boxes, never overlapping (320 px, 100 % and 200 % text)', async ({

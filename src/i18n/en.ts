@@ -199,6 +199,8 @@ export const en = {
   'error.loadFailed': 'This screen could not be loaded.',
   'notFound.title': 'Page not found',
   'notFound.home': 'Go to the inbox',
+  'title.more': 'Show the whole title',
+  'title.less': 'Show less of the title',
   'common.close': 'Close',
   // ── app-truth (U1 cards match the machine, U2 nothing typed is lost, U3 transcript,
   //    U4.offline): strings added by the phone-truth work, kept together. ──

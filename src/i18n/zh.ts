@@ -197,6 +197,8 @@ export const zh: Record<MessageKey, string> = {
   'error.loadFailed': '无法加载此页面。',
   'notFound.title': '页面不存在',
   'notFound.home': '返回收件箱',
+  'title.more': '显示完整标题',
+  'title.less': '收起标题',
   'common.close': '关闭',
   // ── app-truth（U1 卡片与机器一致、U2 输入不丢失、U3 对话记录、U4.offline）：集中放在这里。 ──
   'block.no-network': '你已离线：手机恢复联网前无法操作。',

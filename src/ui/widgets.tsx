@@ -1,4 +1,4 @@
-import { For, Show, type JSX } from 'solid-js';
+import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { MachineView } from '../client/machine-view.ts';
 import type { OutboxEntry } from '../client/outbox.ts';
 import { presenceOf } from '../client/presence.ts';
@@ -32,9 +32,41 @@ export function Header(props: { title: string; back?: Route }) {
   );
 }
 
-/** The whole title, wrapped, at the top of the page body (the bar's copy may be cut). */
+/**
+ * The whole title, wrapped, at the top of the page body (the bar's copy may be cut). U4.1: a long
+ * title at large text would fill the first screen, so it shows PAGE_TITLE_LINES lines and a
+ * button opens the rest; the whole text stays in the element, for screen readers and search.
+ */
 export function PageTitle(props: { children: JSX.Element }) {
-  return <p class="page-title">{props.children}</p>;
+  const ui = useUi();
+  const [open, setOpen] = createSignal(false);
+  const [clipped, setClipped] = createSignal(false);
+  let el: HTMLParagraphElement | undefined;
+  onMount(() => {
+    if (typeof ResizeObserver === 'undefined' || !el) return;
+    const title = el;
+    const measure = () => setClipped(title.scrollHeight > title.clientHeight + 1);
+    const observer = new ResizeObserver(measure);
+    observer.observe(title);
+    onCleanup(() => observer.disconnect());
+  });
+  return (
+    <>
+      <p ref={el} class="page-title" classList={{ clamped: !open() }}>
+        {props.children}
+      </p>
+      <Show when={open() || clipped()}>
+        <button
+          type="button"
+          class="btn ghost title-toggle"
+          aria-expanded={open()}
+          onClick={() => setOpen(!open())}
+        >
+          {open() ? ui.t('title.less') : ui.t('title.more')}
+        </button>
+      </Show>
+    </>
+  );
 }
 
 /** A whole-row tap target with a chevron: the row is the link. */
