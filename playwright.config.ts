@@ -18,10 +18,11 @@ export default defineConfig({
   testDir: 'e2e',
   globalSetup: './e2e/support/global-setup.ts',
   testMatch: '**/*.spec.ts',
-  // Files run on two workers side by side (a test mostly waits on the relay, the machine and the
-  // page); the tests of one file stay in order on one worker. E2E_WORKERS=1 runs them one by one.
+  // One worker: with two, files beside each other pushed a 2-core machine to load 8–9 and three
+  // different tests failed in 3 of 5 full runs (a first dispatch unanswered, a card not closed in
+  // time, the TLS path), each passing alone — docs/app.md "Tests". E2E_WORKERS=2 runs two.
   fullyParallel: false,
-  workers: Number(process.env.E2E_WORKERS ?? 2),
+  workers: Number(process.env.E2E_WORKERS ?? 1),
   retries: 0,
   forbidOnly: true,
   timeout: 60_000,
