@@ -5,12 +5,12 @@ import {
   type Pairing,
   type Result,
 } from '../../protocol/index.ts';
+import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
 import type { Kv } from './kv.ts';
 
 // Paired machines and their secrets, kept only in IndexedDB under one key so a re-pair replaces
-// a machine's secret in a single write. The service worker (push issue) reads the same key to
-// find the room keys that open a push (D6).
-export const PAIRINGS_KEY = 'pairings';
+// a machine's secret in a single write. The service worker reads the same key to find the room
+// keys that open a push (D6).
 
 export type PairedMachine = {
   roomId: string;
