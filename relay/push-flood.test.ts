@@ -6,7 +6,10 @@
 // from when it was sent. Rate limits are off: the
 // per-room and per-IP push caps would cut the flood to 40 hints, and the relay-wide queue must
 // hold on its own. The 100 ms bound is the rule under test with a wide margin (a healthy relay
-// answers in about 1 ms here); counts and time are bounded.
+// answers in about 1 ms here). On a machine other work saturates, the same relay answers slowly
+// even with nothing to do (p99 of hundreds of ms at load 12 on 2 cores), so the bound is also
+// never below 8 × the p99 this relay shows without the flood, measured just before it: a stall
+// like the audit's (7 s) still fails, a busy machine does not. Counts and time are bounded.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +31,8 @@ const MAX_SAMPLES = 4_000;
 const FLOOD_LIMIT_MS = 20_000;
 const LEGIT_MESSAGES = 200;
 const P99_LIMIT_MS = 100;
+const QUIET_SAMPLES = 200;
+const QUIET_FACTOR = 8;
 
 let relay: RelayProcess | undefined;
 let fake: FakePushService | undefined;
@@ -49,6 +54,10 @@ const healthz = (port: number, agent: http.Agent) =>
       .on('error', reject);
   });
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const p99Of = (latencies: readonly number[]): number => {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length * 0.99) - 1] as number;
+};
 
 /** Open-loop /healthz samples until `done()` or a bound. */
 async function sampleHealthz(port: number, done: () => boolean): Promise<number[]> {
@@ -103,7 +112,7 @@ async function legitimateRoom(url: string) {
 }
 
 describe('H1: a push flood does not stall the relay', () => {
-  it('8 rooms × 10 subscriptions, 160 push hints against a slow push service: /healthz p99 < 100 ms, another room delivered in order', async () => {
+  it('8 rooms × 10 subscriptions, 160 push hints against a slow push service: /healthz p99 < 100 ms (never below 8 × its quiet p99), another room delivered in order', async () => {
     fake = await startFakePushService();
     fake.setMode({ kind: 'delay', ms: SERVICE_DELAY_MS });
     const r = (relay = await startRelayProcess([
@@ -139,6 +148,9 @@ describe('H1: a push flood does not stall the relay', () => {
     hint(rooms[0] as string);
     for (let i = 0; i < SUBSCRIPTIONS_PER_ROOM; i++) await fake.nextRequest();
     await fake.drained();
+    let quietSent = 0;
+    const quietP99 = p99Of(await sampleHealthz(r.port, () => quietSent++ >= QUIET_SAMPLES));
+    const limitMs = Math.max(P99_LIMIT_MS, QUIET_FACTOR * quietP99);
     const warm = fake.received();
     const received = () => (fake?.received() ?? 0) - warm;
 
@@ -175,12 +187,12 @@ describe('H1: a push flood does not stall the relay', () => {
     expect(received() + refused).toBe(HINTS * SUBSCRIPTIONS_PER_ROOM);
     expect(fake.maxInFlight()).toBeLessThanOrEqual(32); // --max-concurrent-pushes default
     expect(inOrder).toBe(true);
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const p99 = sorted[Math.ceil(sorted.length * 0.99) - 1] as number;
-    expect(sorted.length).toBeGreaterThanOrEqual(200);
-    expect(p99, `p99 ${p99.toFixed(1)} ms over ${sorted.length} samples`).toBeLessThan(
-      P99_LIMIT_MS,
-    );
+    const p99 = p99Of(latencies);
+    expect(latencies.length).toBeGreaterThanOrEqual(200);
+    expect(
+      p99,
+      `p99 ${p99.toFixed(1)} ms over ${latencies.length} samples (quiet p99 ${quietP99.toFixed(1)} ms)`,
+    ).toBeLessThan(limitMs);
     expect(await r.stop()).toBe(0);
     relay = undefined;
   }, 60_000);
