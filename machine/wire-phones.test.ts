@@ -105,6 +105,17 @@ describe('E6: phones as identities (machine side)', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(status.boxKey!);
   });
 
+  it('E7.1: --require-presence risky is announced as capabilities.presence and marks risky approval.requests presence: true; none announces nothing', async () => {
+    const w = await world({ requirePresence: 'risky' });
+    const phone = await w.phone();
+    expect((await phone.waitFor(is('machine.status'))).capabilities?.presence).toBe('risky');
+    w.machine.raiseApproval({ title: 'Run', detail: 'a scripted step offers no rule' });
+    expect((await phone.waitFor(is('approval.request'))).presence).toBe(true);
+    const none = await world();
+    const p2 = await none.phone();
+    expect((await p2.waitFor(is('machine.status'))).capabilities).not.toHaveProperty('presence');
+  });
+
   it('E6.2: phone.register is answered with phones; a changed box key is refused; the list survives a restart; the desk revokes a phone once', async () => {
     const w = await world();
     const a = await w.phone({ identity: identity('Pixel 8 · Chrome') });
