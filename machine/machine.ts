@@ -222,7 +222,6 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     rooms: () => rooms,
     boxKeyPair,
     relay: options.relay,
-    machineName: name,
   });
 
   const status = (): MachineMessage =>

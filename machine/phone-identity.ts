@@ -26,8 +26,6 @@ export function makePhoneIdentity(deps: {
   rooms: () => Rooms;
   boxKeyPair: BoxKeyPair;
   relay: string;
-  machineName: string;
-  onRevoked?(phoneId: string): void;
 }) {
   const { core, phones } = deps;
   const now = () => core.timers.now();
@@ -77,7 +75,6 @@ export function makePhoneIdentity(deps: {
       return { ok: false, code: 'no-phone', message: 'the machine could not record the revoke' };
     }
     core.log('warn', 'phone-revoked', `phone "${target.name}" revoked from the ${via}`);
-    deps.onRevoked?.(phoneId);
     // The revoked phone reads its own entry `revoked: true` here, in the room it still holds.
     core.send(phonesMessage(answer));
     for (const p of phones.remaining()) core.send(roomRotate(p.phoneId, p.boxKey, nextText));

@@ -61,7 +61,6 @@ export function setupActions(
     },
     boxKeyPair: makeBoxKeyPair(),
     relay: 'ws://127.0.0.1:9',
-    machineName: 'test',
   });
   const actions = makePhoneActions({
     core,
