@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { BOX_KEY_FILE } from './box-key.ts';
 import { runDeskLine } from './desk.ts';
 import { RETIRED_ROOM_KEEP_MS, RETIRED_SWEEP_MS } from './retired-rooms.ts';
 import { SECRET_FILE } from './state-dir.ts';
+import { STORE_FILE } from './store.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
 import { startPushService, type PushService } from './test-support/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
@@ -140,21 +142,27 @@ describe('E6: phones as identities (machine side)', () => {
     expect(w.machine.revokePhone(randomUUID())).toMatchObject({ ok: false, code: 'no-phone' });
   });
 
-  it('E6.2: approval.closed and question.closed carry by {phoneId, name}', async () => {
+  it('E6.2: approval.closed and question.closed carry by {phoneId, name}; every action records its phoneId', async () => {
     const w = await world();
     const a = await w.phone({ identity: identity('Phone A') });
     await phonesWhere(a, (m) => m.phones.length === 1);
     const { approvalId } = w.machine.raiseApproval({ title: 'Run', detail: 'ls' });
     await a.waitFor(is('approval.request'));
+    const denyId = rid();
     a.send({
       type: 'approval.respond',
-      requestId: rid(),
+      requestId: denyId,
       approvalId,
       decision: 'deny',
       phoneId: a.identity!.phoneId,
     });
     const closed = await a.waitFor(is('approval.closed'));
     expect(closed.by).toEqual({ phoneId: a.identity!.phoneId, name: 'Phone A' });
+    // The action's phoneId is recorded beside its requestId.
+    const db = new Database(path.join(w.stateDir, STORE_FILE), { readonly: true });
+    const row = db.prepare('SELECT phone_id FROM seen_requests WHERE request_id = ?').get(denyId);
+    db.close();
+    expect(row).toEqual({ phone_id: a.identity!.phoneId });
     const { questionId } = w.machine.raiseQuestion({
       items: [
         {
