@@ -30,7 +30,7 @@ export function makeOutbox(o: {
 }) {
   /**
    * `push` marks those carrying a push hint. A frame sealed for a room the machine has left (E6)
-   * is sealed again for the current one when it goes out.
+   * is sealed again for the current one when it goes out (a room.rotate is dropped instead).
    */
   const kept: {
     frame: string;
@@ -72,6 +72,9 @@ export function makeOutbox(o: {
     flush(): void {
       const room = o.rooms().current();
       for (const k of kept.splice(0)) {
+        // E6: a room.rotate only means something in the room it was sent for; a late phone
+        // there asks again (retired-rooms.ts).
+        if (k.roomId !== room.roomId && k.message.type === 'room.rotate') continue;
         const frame = k.roomId === room.roomId ? k.frame : room.sealer.frame(k.message, k.push);
         if (frame !== null && room.link.send(frame) && k.push) o.hintSent();
       }
