@@ -2,16 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   ACTIVITY_COALESCE_MS,
   clampText,
-  encodePairing,
-  isMember,
+  encodeBoxKey,
   MAX_MACHINE_NAME_CHARS,
-  open,
-  PHONE_MESSAGE_TYPES,
-  pairingLink,
-  parsePhoneMessage,
-  roomKeys,
   STATUS_INTERVAL_MS,
-  toBase64Url,
   type MachineMessage,
   type RuleEntry,
 } from '../protocol/index.ts';
@@ -26,17 +19,27 @@ import {
   type MachineHandle,
   type MachineOptions,
 } from './machine-types.ts';
-import { checkAnswers, makePending, type OpenQuestion } from './pending.ts';
-import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
+import { makePending } from './pending.ts';
+import { loadOrCreateBoxKey } from './box-key.ts';
 import { makePhoneActions } from './phone-actions.ts';
-import { pushFor } from './push-hints.ts';
+import { makePhoneIdentity } from './phone-identity.ts';
+import { makePhones } from './phones.ts';
+import { makePresenceGate } from './presence-gate.ts';
+import { makeInbound } from './inbound.ts';
+import { makeMachineHandle } from './machine-handle.ts';
+import {
+  approvalRequest,
+  joinMessages,
+  questionRequest,
+  statusMessage,
+} from './machine-messages.ts';
+import { makeOutbox } from './outbox.ts';
 import { makePushReceipts } from './push-receipts.ts';
-import { makeRelayLink } from './relay-link.ts';
+import type { RelayLinkEvents } from './relay-link.ts';
+import { makeRooms } from './rooms.ts';
 import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
-import { snapshotMessages } from './snapshot.ts';
-import { loadOrCreateSecret, writePairingCode } from './state-dir.ts';
 import { openStore } from './store.ts';
 import { makeTranscripts } from './transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
@@ -52,9 +55,6 @@ export type {
   LocalResult,
 } from './machine-types.ts';
 
-export const PLUGIN_VERSION = 'mock-machine/0.1.0';
-/** Frames kept while the relay is away (sent after hello-ok); state is re-sent anyway. */
-export const MAX_OUTBOX_FRAMES = 200;
 /** On shutdown, how long running turns get to stop their tools and write their last state. */
 export const SHUTDOWN_GRACE_MS = 5000;
 
@@ -68,16 +68,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     options.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim() || 'machine',
     { chars: MAX_MACHINE_NAME_CHARS },
   ).text;
-  const { secret, created } = loadOrCreateSecret(options.stateDir, options.rePair ?? false);
-  const { roomId, key } = roomKeys(secret);
-  const code = encodePairing({
-    v: 1,
-    relay: options.relay,
-    secret: toBase64Url(secret),
-    machine: name,
-  });
-  const codeFile = writePairingCode(options.stateDir, code);
-  const link = pairingLink(options.appUrl, code);
+  // E6: the key pair phones pin; made before anything joins a room.
+  const boxKeyPair = loadOrCreateBoxKey(options.stateDir);
   if (options.rePair)
     log('warn', 're-paired', 'new pairing secret: phones paired before must scan the new code');
 
@@ -89,11 +81,6 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     for (const l of listeners) (l[k] as ((...a: unknown[]) => void) | undefined)?.(...args);
   };
 
-  const sealer = makeFrameSealer(roomId, key);
-  /** Frames kept while the relay is away; `push` marks those carrying a push hint. */
-  const outbox: { frame: string; push: boolean }[] = [];
-  let phoneOnline = false;
-  let rePairNeeded = false;
   let closing = false;
   const localHost: ToolHost = makeLocalToolHost({
     roots: allowedRoots.length > 0 ? allowedRoots : [],
@@ -119,52 +106,29 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     ...(options.pushAnswerWindowMs !== undefined ? { windowMs: options.pushAnswerWindowMs } : {}),
     onChange(receipt) {
       // A phone that is away gets the receipt in the status sent when it joins.
-      if (phoneOnline) send(status());
+      if (outbox.phoneOnline()) send(status());
       fire('pushReceipt', receipt);
     },
   });
 
-  function send(message: MachineMessage): void {
-    // Nobody can receive a session update while no phone is online, and a phone that joins gets
-    // the snapshot; sending them anyway would only spend the relay's rate limit.
-    // The same for `rules` (E2): a phone that joins asks with rules.get.
-    if (!phoneOnline && (message.type === 'session.update' || message.type === 'rules')) return;
-    const push = phoneOnline ? undefined : pushFor(message, (id) => sessions.get(id)?.title);
-    const frame = sealer.frame(message, push);
-    if (frame === null) {
-      log('error', 'frame-too-large', `${message.type} does not fit the 16 KiB envelope; not sent`);
-      return;
-    }
-    options.onSend?.(message, push, frame);
-    if (relay.send(frame)) {
-      if (push !== undefined) receipts.hintSent();
-    } else {
-      // State (status, snapshot, updates) is re-sent on reconnect; results and closes are kept.
-      if (
-        message.type !== 'machine.status' &&
-        message.type !== 'session.update' &&
-        message.type !== 'rules' &&
-        message.type !== 'session.snapshot'
-      ) {
-        outbox.push({ frame, push: push !== undefined });
-        if (outbox.length > MAX_OUTBOX_FRAMES) outbox.shift();
-      }
-    }
-  }
-
-  const questionRequest = (q: OpenQuestion): MachineMessage => ({
-    v: 1,
-    type: 'question.request',
-    ts: timers.now(),
-    questionId: q.questionId,
-    sessionId: q.sessionId,
-    items: [...q.items],
-    createdAt: q.createdAt,
-    expiresAt: q.expiresAt,
+  const outbox = makeOutbox({
+    rooms: () => rooms,
+    log,
+    sessionTitle: (id) => sessions.get(id)?.title,
+    hintSent: () => receipts.hintSent(),
+    ...(options.onSend ? { onSend: options.onSend } : {}),
   });
+  const send = outbox.send;
 
+  const phones = makePhones(store, () => timers.now());
+  const presence = makePresenceGate({
+    policy: options.requirePresence ?? 'none',
+    phones,
+    log,
+  });
   const pending = makePending({
     timers,
+    needsPresence: presence.approvalNeedsPresence,
     ...(options.approvalTimeoutMs !== undefined
       ? { approvalTimeoutMs: options.approvalTimeoutMs }
       : {}),
@@ -173,7 +137,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       : {}),
     events: {
       approvalOpened(a) {
-        send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });
+        send(approvalRequest(a, timers.now()));
         fire('approvalOpened', a);
       },
       approvalClosed(a, o) {
@@ -190,7 +154,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         fire('approvalClosed', a, o.resolution);
       },
       questionOpened(q) {
-        send(questionRequest(q));
+        send(questionRequest(q, timers.now()));
         fire('questionOpened', q);
       },
       questionClosed(q, resolution) {
@@ -230,7 +194,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     now: () => timers.now(),
     // The reply to rules.get carries a requestId too: leave room for one.
     fits: (list) =>
-      sealer.frame({ ...rulesMessage(list), requestId: randomUUID() } as MachineMessage) !== null,
+      rooms.current().sealer.frame({
+        ...rulesMessage(list),
+        requestId: randomUUID(),
+      } as MachineMessage) !== null,
   });
   const rulesChanged = () => send(rulesMessage(rules.list()));
 
@@ -245,49 +212,41 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     roots: allowedRoots,
     rules,
     rulesChanged,
+    decidedBy: (phoneId) => identity.by(phoneId),
+    presence,
   };
   const turns = makeTurns(core);
+  const identity = makePhoneIdentity({
+    core,
+    phones,
+    rooms: () => rooms,
+    boxKeyPair,
+    relay: options.relay,
+  });
 
-  const status = (): MachineMessage => {
-    const pushReceipt = receipts.current();
-    return {
-      v: 1,
-      type: 'machine.status',
-      ts: timers.now(),
-      machine: name,
-      pluginVersion: PLUGIN_VERSION,
-      allowedRoots: [...allowedRoots],
-      capabilities: {
-        fullAccessDispatch: options.allowFullAccess ?? false,
-        questionForwarding: true,
-        approvalRules: true,
-        approvalEdit: true,
-        interrupt: true,
-        // E6 (and E7's presence, absent): not built on this machine yet.
-        phones: false,
+  const status = (): MachineMessage =>
+    statusMessage(
+      {
+        name,
+        allowedRoots,
+        allowFullAccess: options.allowFullAccess ?? false,
+        presence: presence.requirement,
+        pushReceipt: receipts.current(),
+        instance,
+        boxKey: encodeBoxKey(boxKeyPair.publicKey),
       },
-      ...(pushReceipt ? { pushReceipt } : {}),
-      instance,
-    };
-  };
+      timers.now(),
+    );
 
   function sendSnapshotAndRemind(): void {
-    // E1: the ids pending right now; the phone closes every other card of this machine.
-    const open = {
-      approvals: pending.openApprovals().map((a) => a.approvalId),
-      questions: pending.openQuestions().map((q) => q.questionId),
-    };
-    for (const m of snapshotMessages(
+    const all = joinMessages(
       sessions.list().map(toWireSession),
-      open,
+      pending.openApprovals(),
+      pending.openQuestions(),
       timers.now(),
-      (m) => sealer.frame(m) !== null,
-    ))
-      send(m);
-    // D8: re-remind every open approval and question; the phone dedupes by id.
-    for (const a of pending.openApprovals())
-      send({ v: 1, type: 'approval.request', ts: timers.now(), ...a });
-    for (const q of pending.openQuestions()) send(questionRequest(q));
+      (m) => rooms.current().sealer.frame(m) !== null,
+    );
+    for (const m of all) send(m);
   }
 
   const actions = makePhoneActions({
@@ -296,64 +255,18 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     roots: allowedRoots,
     allowFullAccess: options.allowFullAccess ?? false,
     seen,
+    identity,
+    phones,
     sendSnapshotAndRemind,
   });
 
-  function setRePair(needed: boolean): void {
-    if (needed === rePairNeeded) return;
-    rePairNeeded = needed;
-    if (needed) {
-      log(
-        'error',
-        're-pair-needed',
-        'a frame from a phone did not decrypt with this pairing: RE-PAIR NEEDED (run with --re-pair and scan the new code)',
-      );
-    } else {
-      log('info', 're-pair-cleared', 'frames decrypt again');
-    }
-    fire('rePairNeeded', needed);
-  }
-
-  function onPayload(payload: string): void {
-    const opened = open(payload, key);
-    if (!opened.ok) {
-      log('warn', `decrypt-${opened.code}`, 'a frame could not be opened');
-      setRePair(true);
-      return;
-    }
-    setRePair(false);
-    const parsed = parsePhoneMessage(opened.value);
-    if (!parsed.ok) {
-      if (parsed.ignored) {
-        // D12 and forward compatibility: ignored, logged by type only.
-        log(
-          'info',
-          `ignored-${parsed.code}`,
-          `ignored a message of type ${JSON.stringify(parsed.type ?? '?')}`,
-        );
-      } else {
-        log('warn', 'invalid-message', `${parsed.type ?? '?'}: ${parsed.message}`);
-        const ty =
-          parsed.type !== undefined && isMember(PHONE_MESSAGE_TYPES, parsed.type)
-            ? parsed.type
-            : undefined;
-        // E2/E3: a respond refused at the edge (a scope or an edit with deny) names the approval
-        // it was about when that one is pending here, so the phone knows which card stays open.
-        const raw: unknown = opened.value;
-        const approvalId =
-          typeof raw === 'object' && raw !== null && 'approvalId' in raw ? raw.approvalId : null;
-        const about =
-          ty === 'approval.respond' && typeof approvalId === 'string'
-            ? pending.approval(approvalId)
-            : undefined;
-        actions.invalid(ty, parsed.requestId, parsed.message, parsed.reason, about);
-      }
-      return;
-    }
-    actions
-      .handle(parsed.value)
-      .catch((e: unknown) => log('error', 'action-crashed', (e as Error).message));
-  }
+  const inbound = makeInbound({
+    log,
+    key: () => rooms.current().key,
+    pending,
+    actions,
+    onRePair: (needed) => fire('rePairNeeded', needed),
+  });
 
   let statusTimer: TimerHandle | null = null;
   const armStatus = () => {
@@ -363,177 +276,82 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     }, STATUS_INTERVAL_MS);
   };
 
-  const relay = makeRelayLink({
-    url: options.relay,
-    roomId,
-    log,
-    ...(options.random ? { random: options.random } : {}),
-    ...(options.backoff ? { profile: options.backoff } : {}),
-    events: {
-      helloOk(f) {
+  const events: RelayLinkEvents = {
+    helloOk(f) {
+      send(status());
+      outbox.flush();
+      outbox.setPhoneOnline(f.peers.phone > 0);
+      if (f.peers.phone > 0) sendSnapshotAndRemind();
+      fire('connected');
+    },
+    presence(f) {
+      if (f.role !== 'phone') return;
+      outbox.setPhoneOnline(f.online);
+      log('info', 'phone-presence', f.online ? 'a phone joined' : 'no phone online');
+      if (f.online) {
         send(status());
-        for (const kept of outbox.splice(0))
-          if (relay.send(kept.frame) && kept.push) receipts.hintSent();
-        phoneOnline = f.peers.phone > 0;
-        if (phoneOnline) sendSnapshotAndRemind();
-        fire('connected');
-      },
-      presence(f) {
-        if (f.role !== 'phone') return;
-        phoneOnline = f.online;
-        log('info', 'phone-presence', f.online ? 'a phone joined' : 'no phone online');
-        if (f.online) {
-          send(status());
-          sendSnapshotAndRemind();
-        }
-      },
-      msg: onPayload,
-      relayError(f) {
-        const aboutPush = receipts.relayError(f.code, f.message ?? '');
-        log(aboutPush ? 'warn' : 'error', `relay-${f.code}`, f.message ?? f.code);
-        fire('relayError', f.code, f.message ?? '');
-      },
-      down() {
-        phoneOnline = false;
-        receipts.linkLost();
-      },
+        sendSnapshotAndRemind();
+      }
+    },
+    msg: inbound.payload,
+    relayError(f) {
+      const aboutPush = receipts.relayError(f.code, f.message ?? '');
+      log(aboutPush ? 'warn' : 'error', `relay-${f.code}`, f.message ?? f.code);
+      fire('relayError', f.code, f.message ?? '');
+    },
+    down() {
+      outbox.setPhoneOnline(false);
+      receipts.linkLost();
+    },
+  };
+  const rooms = makeRooms({
+    relay: options.relay,
+    appUrl: options.appUrl,
+    stateDir: options.stateDir,
+    name,
+    rePair: options.rePair ?? false,
+    log,
+    timers,
+    store,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    events,
+    rotateFor: (phoneId, key) => identity.rotateFor(phoneId, key),
+    onMoved() {
+      outbox.setPhoneOnline(false);
+      fire('pairingChanged', rooms.current().pairing);
     },
   });
   armStatus();
 
-  let localSession: string | null = null;
-  const sessionFor = (id: string | undefined): string => {
-    if (id !== undefined) return id;
-    if (localSession === null) {
-      localSession = sessions.create({
-        prompt: 'Scripted events',
-        cwd: allowedRoots[0] ?? process.cwd(),
-        dispatched: false,
-        access: 'standard',
-        now: timers.now(),
-      }).sessionId;
-      scheduler.stateChanged(localSession);
-    }
-    return localSession;
-  };
+  async function close(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    if (statusTimer) timers.clearTimeout(statusTimer);
+    receipts.close();
+    // Turns stop first (their asks close, their tools' process groups end) and write their
+    // last state; only then does the store close.
+    const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
+    pending.close();
+    await stopped;
+    scheduler.close();
+    await rooms.close();
+    await localHost.close();
+    store.close();
+    listeners.clear();
+  }
 
-  const handle: MachineHandle = {
-    pairing: { code, link, roomId, codeFile, created },
+  return makeMachineHandle({
+    core,
+    turns,
+    rooms,
+    outbox,
+    receipts,
+    phones,
+    identity,
+    listeners,
     instance,
-    allowedRoots,
-    status() {
-      const r = relay.state();
-      return {
-        connected: r.connected,
-        phoneOnline,
-        rePairNeeded,
-        errorState: r.errorState,
-        consecutiveFailures: r.consecutiveFailures,
-        ...(receipts.current() ? { pushReceipt: receipts.current()! } : {}),
-      };
-    },
-    sessions: () => sessions.list().map(toWireSession),
-    transcript: (id) => sessions.get(id)?.transcript.all() ?? [],
-    pendingApprovals: () => pending.openApprovals(),
-    pendingQuestions: () => pending.openQuestions(),
-    answerApproval(id, decision) {
-      return pending.decideLocally(id, decision === 'allow')
-        ? { ok: true }
-        : { ok: false, code: 'not-pending', message: `approval ${id} is not pending` };
-    },
-    answerQuestion(id, answers) {
-      const q = pending.question(id);
-      if (q === undefined)
-        return { ok: false, code: 'not-pending', message: `question ${id} is not pending` };
-      const check = checkAnswers(q.items, answers);
-      if (!check.ok) return { ok: false, code: 'bad-answer', message: check.message };
-      pending.answer(id, answers, 'local');
-      return { ok: true };
-    },
-    startSession(prompt, cwd) {
-      const s = sessions.create({
-        prompt,
-        cwd,
-        dispatched: false,
-        access: 'standard',
-        now: timers.now(),
-      });
-      turns.start(s, prompt);
-      return s.sessionId;
-    },
-    raiseApproval(fields) {
-      // Scripted events name no tool a rule could be made for: once only, never editable.
-      const { approval, outcome } = pending.openApproval(
-        sessionFor(fields.sessionId),
-        clampApprovalTitle(fields.title),
-        clampDetail(fields.detail),
-        { tool: fields.tool ?? 'script' },
-      );
-      return { approvalId: approval.approvalId, outcome: outcome.then((o) => o.resolution) };
-    },
-    raiseQuestion(fields) {
-      const { question, outcome } = pending.openQuestion(
-        sessionFor(fields.sessionId),
-        clampItems(fields.items),
-      );
-      return { questionId: question.questionId, outcome: outcome.then((o) => o.resolution) };
-    },
-    rules: () => rules.list(),
-    revokeRule(id) {
-      if (!rules.list().some((r) => r.ruleId === id))
-        return { ok: false, code: 'no-rule', message: `no rule ${id}` };
-      if (!rules.revoke(id))
-        return {
-          ok: false,
-          code: 'no-rule',
-          message: 'could not forget the rule; it still stands',
-        };
-      log('info', 'rule-revoked', `rule ${id.slice(0, 8)} revoked at the desk`);
-      rulesChanged();
-      return { ok: true };
-    },
-    disposeSession(id) {
-      const s = sessions.get(id);
-      if (s === undefined) return { ok: false, code: 'no-session', message: `no session ${id}` };
-      turns.dispose(s);
-      return { ok: true };
-    },
-    connected(timeoutMs = 10_000) {
-      if (relay.state().connected) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => {
-          off();
-          reject(new Error('the machine did not connect to the relay in time'));
-        }, timeoutMs);
-        const off = handle.on({
-          connected() {
-            clearTimeout(t);
-            off();
-            resolve();
-          },
-        });
-      });
-    },
-    on(events) {
-      listeners.add(events);
-      return () => listeners.delete(events);
-    },
-    async close() {
-      if (closing) return;
-      closing = true;
-      if (statusTimer) timers.clearTimeout(statusTimer);
-      receipts.close();
-      // Turns stop first (their asks close, their tools' process groups end) and write their
-      // last state; only then does the store close.
-      const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
-      pending.close();
-      await stopped;
-      scheduler.close();
-      await relay.close();
-      await localHost.close();
-      store.close();
-      listeners.clear();
-    },
-  };
-  return handle;
+    rePairNeeded: inbound.rePairNeeded,
+    close,
+  });
 }

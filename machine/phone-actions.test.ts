@@ -1,62 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { MachineMessage } from '../protocol/index.ts';
-import { makeUpdateScheduler } from './activity.ts';
-import type { Core } from './core.ts';
-import { makeLocalToolHost } from './local-tool-host.ts';
-import { makePending } from './pending.ts';
-import { makePhoneActions } from './phone-actions.ts';
-import { makeRules } from './rules.ts';
-import { makeSeenRequests } from './seen-requests.ts';
-import { makeSessionStore } from './sessions.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
-import { makeTestStore } from './test-support/store.ts';
-import { makeTurns } from './turns.ts';
+import { setupActions } from './test-support/actions.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
-
-// The machine's action layer without a relay: what it sends is captured, so a test can push
-// hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
-function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
-  const timers = makeManualTimers(Date.now());
-  const sent: MachineMessage[] = [];
-  const t = makeTestStore(o.maxPages !== undefined ? { maxPages: o.maxPages } : {});
-  cleanups.push(() => t.cleanup());
-  const now = () => timers.now();
-  const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
-  const pending = makePending({
-    timers,
-    events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
-  });
-  const scheduler = makeUpdateScheduler({ coalesceMs: 800, timers, emit: () => {} });
-  const host = makeLocalToolHost({ roots: [] });
-  const core: Core = {
-    timers,
-    log: () => {},
-    sessions,
-    pending,
-    scheduler,
-    send: (m) => sent.push(m),
-    host: () => host,
-    roots: [],
-    rules: makeRules({ store: t.store, now, fits: () => true }),
-    rulesChanged: () => {},
-  };
-  const actions = makePhoneActions({
-    core,
-    turns: makeTurns(core),
-    roots: [],
-    allowFullAccess: false,
-    seen: makeSeenRequests(t.store, {
-      now,
-      ...(o.maxSeen !== undefined ? { max: o.maxSeen } : {}),
-    }),
-    sendSnapshotAndRemind: () => {},
-  });
-  return { timers, sent, pending, actions, store: t.store };
+function setup(o: Parameters<typeof setupActions>[0] = {}) {
+  const s = setupActions(o);
+  cleanups.push(s.cleanup);
+  return s;
 }
 
 describe('D11: every requestId seen within the window is remembered, not only the last 256', () => {

@@ -1,0 +1,79 @@
+import { makeBoxKeyPair, type MachineMessage } from '../../protocol/index.ts';
+import { makeUpdateScheduler } from '../activity.ts';
+import type { Core } from '../core.ts';
+import { makeLocalToolHost } from '../local-tool-host.ts';
+import { makePending } from '../pending.ts';
+import { makePhoneActions } from '../phone-actions.ts';
+import { makePhoneIdentity } from '../phone-identity.ts';
+import { makePhones } from '../phones.ts';
+import { makePresenceGate, type PresencePolicy } from '../presence-gate.ts';
+import { makeRules } from '../rules.ts';
+import { makeSeenRequests } from '../seen-requests.ts';
+import { makeSessionStore } from '../sessions.ts';
+import { makeTurns } from '../turns.ts';
+import { makeManualTimers } from './manual-timers.ts';
+import { makeTestStore } from './store.ts';
+
+// The machine's action layer without a relay: what it sends is captured, so a test can push
+// hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
+export function setupActions(
+  o: {
+    maxPages?: number;
+    maxSeen?: number;
+    requirePresence?: PresencePolicy;
+    allowFullAccess?: boolean;
+    roots?: string[];
+  } = {},
+) {
+  const timers = makeManualTimers(Date.now());
+  const sent: MachineMessage[] = [];
+  const t = makeTestStore(o.maxPages !== undefined ? { maxPages: o.maxPages } : {});
+  const now = () => timers.now();
+  const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
+  const phones = makePhones(t.store, now);
+  const presence = makePresenceGate({ policy: o.requirePresence ?? 'none', phones, log: () => {} });
+  const pending = makePending({
+    timers,
+    needsPresence: presence.approvalNeedsPresence,
+    events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
+  });
+  const scheduler = makeUpdateScheduler({ coalesceMs: 800, timers, emit: () => {} });
+  const host = makeLocalToolHost({ roots: [] });
+  const core: Core = {
+    timers,
+    log: () => {},
+    sessions,
+    pending,
+    scheduler,
+    send: (m) => sent.push(m),
+    host: () => host,
+    roots: o.roots ?? [],
+    rules: makeRules({ store: t.store, now, fits: () => true }),
+    rulesChanged: () => {},
+    decidedBy: (id) => identity.by(id),
+    presence,
+  };
+  const identity = makePhoneIdentity({
+    core,
+    phones,
+    rooms: () => {
+      throw new Error('no rooms without a relay');
+    },
+    boxKeyPair: makeBoxKeyPair(),
+    relay: 'ws://127.0.0.1:9',
+  });
+  const actions = makePhoneActions({
+    core,
+    turns: makeTurns(core),
+    roots: o.roots ?? [],
+    allowFullAccess: o.allowFullAccess ?? false,
+    seen: makeSeenRequests(t.store, {
+      now,
+      ...(o.maxSeen !== undefined ? { max: o.maxSeen } : {}),
+    }),
+    identity,
+    phones,
+    sendSnapshotAndRemind: () => {},
+  });
+  return { timers, sent, pending, actions, store: t.store, phones, cleanup: t.cleanup };
+}
