@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { BOX_KEY_FILE } from './box-key.ts';
 import { runDeskLine } from './desk.ts';
 import { RETIRED_ROOM_KEEP_MS, RETIRED_SWEEP_MS } from './retired-rooms.ts';
 import { SECRET_FILE } from './state-dir.ts';
+import { openSqlite } from '../device/lane/sqlite.ts';
 import { STORE_FILE } from './store.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
 import { startPushService, type PushService } from './test-support/push-service.ts';
@@ -159,7 +159,7 @@ describe('E6: phones as identities (machine side)', () => {
     const closed = await a.waitFor(is('approval.closed'));
     expect(closed.by).toEqual({ phoneId: a.identity!.phoneId, name: 'Phone A' });
     // The action's phoneId is recorded beside its requestId.
-    const db = new Database(path.join(w.stateDir, STORE_FILE), { readonly: true });
+    const db = openSqlite(path.join(w.stateDir, STORE_FILE), { readOnly: true });
     const row = db.prepare('SELECT phone_id FROM seen_requests WHERE request_id = ?').get(denyId);
     db.close();
     expect(row).toEqual({ phone_id: a.identity!.phoneId });
