@@ -5,19 +5,47 @@ import globals from 'globals';
 import { builtinModules } from 'node:module';
 
 /** Import rules of docs/architecture.md: each folder may reach only the folders named here. */
-const FOLDERS = ['protocol', 'src', 'sw', 'relay', 'machine', 'device', 'bench', 'scripts', 'e2e'];
+const FOLDERS = [
+  'protocol',
+  'src',
+  'sw',
+  'relay',
+  'machine',
+  'device',
+  'bench',
+  'scripts',
+  'e2e',
+  'testkit',
+];
+/** @param {string[]} allowed @param {string} [name] */
+const folderPatterns = (allowed, name = 'This folder') =>
+  FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
+    group: [`**/${f}`, `**/${f}/**`],
+    message:
+      f === 'testkit'
+        ? 'Only tests, test-support, e2e/, bench/ and scripts/ may import testkit/ (see docs/architecture.md).'
+        : `${name} may not import from ${f}/ (see docs/architecture.md).`,
+  }));
+/** @param {object[]} patterns */
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 /** @param {string[]} allowed */
-const onlyImports = (allowed) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      patterns: FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
-        group: [`**/${f}`, `**/${f}/**`],
-        message: `This folder may not import from ${f}/ (see docs/architecture.md).`,
-      })),
-    },
-  ],
-});
+const onlyImports = (allowed) => restrict(folderPatterns(allowed));
+
+// A folder's tests and test-support reach what its code reaches plus testkit/ (the one Node test
+// kit); its production files never reach testkit/.
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**'];
+/**
+ * @param {string} folder
+ * @param {(allowed: string[]) => object[]} patterns the folder's patterns, given what it may reach
+ * @param {string[]} allowed
+ */
+const folderRules = (folder, allowed, patterns = (a) => folderPatterns(a)) => [
+  { files: [`${folder}/**/*.{ts,tsx}`], ignores: TEST_FILES, rules: restrict(patterns(allowed)) },
+  {
+    files: TEST_FILES.map((t) => `${folder}/${t}`),
+    rules: restrict(patterns([...allowed, 'testkit'])),
+  },
+];
 const NODE_BUILTINS = {
   'no-restricted-imports': [
     'error',
@@ -69,46 +97,32 @@ export default tseslint.config(
   },
   {
     files: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
-    rules: onlyImports(['protocol']),
+    rules: onlyImports(['protocol', 'testkit']),
   },
   {
     files: ['src/**/*.{ts,tsx}'],
     ...solid,
     languageOptions: { ...solid.languageOptions, globals: globals.browser },
   },
-  { files: ['src/**/*.{ts,tsx}'], rules: onlyImports(['protocol', 'src']) },
-  {
-    files: ['sw/**/*.ts'],
-    languageOptions: { globals: globals.serviceworker },
-    rules: onlyImports(['protocol', 'sw']),
-  },
-  { files: ['relay/**/*.ts'], rules: onlyImports(['protocol', 'relay']) },
-  { files: ['device/**/*.ts'], rules: onlyImports(['protocol', 'device']) },
-  { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench']) },
+  ...folderRules('src', ['protocol', 'src']),
+  { files: ['sw/**/*.ts'], languageOptions: { globals: globals.serviceworker } },
+  ...folderRules('sw', ['protocol', 'sw']),
+  ...folderRules('relay', ['protocol', 'relay']),
+  ...folderRules('device', ['protocol', 'device']),
   // The machine hosts the device lane: it may use device/wire and device/lane, never the executor.
-  {
-    files: ['machine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...['src', 'sw', 'relay', 'bench', 'scripts', 'e2e'].map((f) => ({
-              group: [`**/${f}`, `**/${f}/**`],
-              message: `machine/ may not import from ${f}/ (see docs/architecture.md).`,
-            })),
-            {
-              // Only device/wire and device/lane: not the executor (folder or file), not an index
-              // that could re-export it. A regex, because gitignore-style groups cannot re-include
-              // a subfolder of an excluded folder.
-              regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
-              message: 'machine/ may use only the device lane and wire.',
-            },
-          ],
-        },
-      ],
+  ...folderRules('machine', ['protocol', 'machine', 'device'], (allowed) => [
+    ...folderPatterns(allowed, 'machine/'),
+    {
+      // Only device/wire and device/lane: not the executor (folder or file), not an index that
+      // could re-export it. A regex, because gitignore-style groups cannot re-include a subfolder
+      // of an excluded folder.
+      regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
+      message: 'machine/ may use only the device lane and wire.',
     },
-  },
+  ]),
+  { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench', 'testkit']) },
+  // The test kit serves every Node folder's tests, so it reaches none of them.
+  { files: ['testkit/**/*.ts'], rules: onlyImports(['protocol', 'testkit']) },
   {
     files: [
       'relay/**',
@@ -117,6 +131,7 @@ export default tseslint.config(
       'bench/**',
       'scripts/**',
       'e2e/**',
+      'testkit/**',
       '*.config.{ts,js}',
     ],
     languageOptions: { globals: globals.node },

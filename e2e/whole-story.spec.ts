@@ -7,7 +7,7 @@ import { APP_ORIGIN } from '../playwright.config.ts';
 import {
   makeFakeSubscriber,
   startFakePushService,
-} from '../relay/test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { nav } from './support/nav.ts';
 import { startProcess, tempDir, type Proc } from './support/processes.ts';
 import { joinRoom } from './support/room-socket.ts';

@@ -13,7 +13,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from '../test-support/fake-push-service.ts';
+} from '../../testkit/push-service.ts';
 import { makeLogCapture } from '../test-support/log-capture.ts';
 import { makeManualTimers, type ManualTimers } from '../test-support/manual-timers.ts';
 import { newRoom } from '../test-support/relay-fixture.ts';
