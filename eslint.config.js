@@ -31,9 +31,9 @@ const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns 
 /** @param {string[]} allowed */
 const onlyImports = (allowed) => restrict(folderPatterns(allowed));
 
-// A folder's tests and test-support reach what its code reaches plus testkit/ (the one Node test
-// kit); its production files never reach testkit/.
-const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**'];
+// A folder's tests, test-support and benchmarks reach what its code reaches plus testkit/ (the one
+// Node test kit); its production files never reach testkit/.
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**', '**/bench/**'];
 /**
  * @param {string} folder
  * @param {(allowed: string[]) => object[]} patterns the folder's patterns, given what it may reach

@@ -5,8 +5,8 @@ import { makeManualTimers, type ManualTimers } from './test-support/manual-timer
 import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 import { makeWorld, type World } from './test-support/world.ts';
 
 describe('Push delivery receipts: what each relay answer means for the phone', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { open, parseCompactPush, type MsgFrame } from '../protocol/index.ts';
 import { makeManualTimers } from './test-support/manual-timers.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 const suite = relaySuite();
 

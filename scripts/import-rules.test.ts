@@ -89,6 +89,11 @@ const PASSES: [string, string, string][] = [
   ['T1: sw/ tests may use testkit/', 'sw/logic/probe.test.ts', '../../testkit/x.ts'],
   ['T1: e2e/ may use testkit/', 'e2e/support/probe.ts', '../../testkit/process.ts'],
   ['T1: bench/ may use testkit/', 'bench/probe.ts', '../testkit/process.ts'],
+  [
+    "T1: a part's own benchmarks may use testkit/",
+    'device/executor/bench/probe.ts',
+    '../../../testkit/tmp.ts',
+  ],
   ['T1: scripts/ may use testkit/', 'scripts/probe.ts', '../testkit/process.ts'],
   ['T1: testkit/ may use protocol/', 'testkit/probe.ts', '../protocol/index.ts'],
 ];

@@ -26,8 +26,11 @@ export function isEntry(script: string): script is Entry {
   return (ENTRIES as readonly string[]).includes(script);
 }
 
-export function bundlePath(entry: Entry): string {
-  return path.join(BUNDLE_DIR, `${entry.replace(/\//g, '-').replace(/\.ts$/, '')}.mjs`);
+/** Set by buildBundles for the processes the suite starts afterwards (its workers). */
+const BUILT_ENV = 'DSH_TESTKIT_BUNDLES_BUILT';
+
+export function bundlePath(entry: string, dir = BUNDLE_DIR): string {
+  return path.join(dir, `${entry.replace(/\//g, '-').replace(/\.ts$/, '')}.mjs`);
 }
 
 /** The command that runs `entry` as the product would: its bundle under this node. */
@@ -40,26 +43,41 @@ export function nodeCommand(entry: string): { command: string; args: string[] } 
 }
 
 /**
- * Builds every entry. Each bundle is written aside and renamed into place, so a process started
- * meanwhile — or a second run building at the same time — never reads half a file.
+ * Bundles one file of the repository to `out`. Written aside and renamed into place, so a process
+ * started meanwhile — or a second run building at the same time — never reads half a file.
  */
+async function bundleTo(entry: string, out: string): Promise<void> {
+  mkdirSync(path.dirname(out), { recursive: true });
+  const temp = `${out}.${randomBytes(4).toString('hex')}.tmp.mjs`;
+  await build({
+    entryPoints: [path.join(REPO, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: temp,
+    logLevel: 'warning',
+  });
+  renameSync(temp, out);
+}
+
+/** Builds every entry the suites start (their global setups call this once per run). */
 export async function buildBundles(): Promise<void> {
-  mkdirSync(BUNDLE_DIR, { recursive: true });
-  await Promise.all(
-    ENTRIES.map(async (entry) => {
-      const out = bundlePath(entry);
-      const temp = `${out}.${randomBytes(4).toString('hex')}.tmp.mjs`;
-      await build({
-        entryPoints: [path.join(REPO, entry)],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        packages: 'external',
-        outfile: temp,
-        logLevel: 'warning',
-      });
-      renameSync(temp, out);
-    }),
-  );
+  await Promise.all(ENTRIES.map((entry) => bundleTo(entry, bundlePath(entry))));
+  process.env[BUILT_ENV] = '1';
+}
+
+const once = new Map<string, Promise<string>>();
+/**
+ * The bundle of any file of the repository (a benchmark's own server too), built at most once
+ * per process into `dir` — not at all when the suite's global setup has built it already.
+ */
+export function bundled(entry: string, dir = BUNDLE_DIR): Promise<string> {
+  const out = bundlePath(entry, dir);
+  if (dir === BUNDLE_DIR && isEntry(entry) && process.env[BUILT_ENV] && existsSync(out))
+    return Promise.resolve(out);
+  let done = once.get(out);
+  if (!done) once.set(out, (done = bundleTo(entry, out).then(() => out)));
+  return done;
 }

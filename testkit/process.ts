@@ -19,6 +19,8 @@ export type StartOptions = {
   replaceEnv?: boolean;
   /** Default true: the child leads its own group, so stop() reaches everything it started. */
   ownGroup?: boolean;
+  /** Ends stdin at once: the child reads end-of-file, as from /dev/null. */
+  closeStdin?: boolean;
 };
 
 export type StopOptions = {
@@ -70,6 +72,7 @@ export function startProcess(
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.on('error', () => {}); // a write after the child closed its stdin is not the test's failure
+  if (options.closeStdin) child.stdin.end();
   const pid = child.pid ?? -1;
   const io = { stdout: '', stderr: '' };
   const lines: string[] = [];
@@ -117,10 +120,13 @@ export function startProcess(
         const m = find();
         if (m) finish(() => resolve(m));
         else if (exit)
-          finish(() => reject(new Error(`${name} exited (${exitText(exit!)}) before ${what}${tail()}`)));
+          finish(() =>
+            reject(new Error(`${name} exited (${exitText(exit!)}) before ${what}${tail()}`)),
+          );
       };
       const timer = setTimeout(
-        () => finish(() => reject(new Error(`${name}: no ${what} within ${timeoutMs} ms${tail()}`))),
+        () =>
+          finish(() => reject(new Error(`${name}: no ${what} within ${timeoutMs} ms${tail()}`))),
         timeoutMs,
       );
       waiters.add(check);

@@ -1,11 +1,11 @@
-// A real redis-server for tests: a free port (Debian's redis-server refuses --port 0, so a
-// throwaway listener on port 0 finds one), no persistence, a temporary dir, its own process group
+// A real redis-server for tests: a free port (Debian's redis-server refuses --port 0:
+// testkit's freePort), no persistence, a temporary dir, its own process group
 // so it is killed whole. down() and up() restart it on the same port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../testkit/ports.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const READY_LIMIT_MS = 5_000; // a safety net for a broken machine, not a synchronisation
@@ -20,17 +20,6 @@ export type TestRedis = {
   /** A fresh, empty server on the same port. */
   up(): Promise<void>;
 };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A TLS-only server (`rediss://`): plain TCP off, this certificate and key, no client certs. */
 export type RedisTls = { certFile: string; keyFile: string };
