@@ -9,7 +9,7 @@ import { makePhoneActions } from './phone-actions.ts';
 import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore } from './sessions.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeManualTimers } from '../testkit/manual-clock.ts';
 import { makeTestStore } from './test-support/store.ts';
 import { makeTurns } from './turns.ts';
 

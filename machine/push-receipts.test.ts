@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage, PushReceipt } from '../protocol/index.ts';
 import { makePushReceipts, PUSH_ANSWER_WINDOW_MS, receiptFromRelayError } from './push-receipts.ts';
-import { makeManualTimers, type ManualTimers } from './test-support/manual-timers.ts';
+import { makeManualTimers, type ManualTimers } from '../testkit/manual-clock.ts';
 import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
