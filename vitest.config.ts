@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'node',
-          include: ['{protocol,sw,relay,machine,device,scripts}/**/*.test.ts'],
+          include: ['{protocol,sw,relay,machine,device,scripts,testkit}/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ALONE],
           environment: 'node',
           globalSetup: [BUNDLES],
