@@ -16,42 +16,51 @@ const FOLDERS = [
   'bench',
   'scripts',
   'e2e',
+  'testkit',
 ];
+/** @param {string[]} allowed @param {string} [name] */
+const folderPatterns = (allowed, name = 'This folder') =>
+  FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
+    group: [`**/${f}`, `**/${f}/**`],
+    message:
+      f === 'testkit'
+        ? 'Only tests, test-support, e2e/, bench/ and scripts/ may import testkit/ (see docs/architecture.md).'
+        : `${name} may not import from ${f}/ (see docs/architecture.md).`,
+  }));
+/** @param {object[]} patterns */
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 /** @param {string[]} allowed */
-const onlyImports = (allowed) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      patterns: FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
-        group: [`**/${f}`, `**/${f}/**`],
-        message: `This folder may not import from ${f}/ (see docs/architecture.md).`,
-      })),
-    },
-  ],
-});
+const onlyImports = (allowed) => restrict(folderPatterns(allowed));
+
+// A folder's tests, test-support and benchmarks reach what its code reaches plus testkit/ (the one
+// Node test kit); its production files never reach testkit/.
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**', '**/bench/**'];
+/**
+ * @param {string} folder
+ * @param {(allowed: string[]) => object[]} patterns the folder's patterns, given what it may reach
+ * @param {string[]} allowed
+ */
+const folderRules = (folder, allowed, patterns = (a) => folderPatterns(a)) => [
+  { files: [`${folder}/**/*.{ts,tsx}`], ignores: TEST_FILES, rules: restrict(patterns(allowed)) },
+  {
+    files: TEST_FILES.map((t) => `${folder}/${t}`),
+    rules: restrict(patterns([...allowed, 'testkit'])),
+  },
+];
 /**
  * A folder that runs in the browser too: no Node built-ins, and only the folders allowed.
  * @param {string} folder
  * @param {string[]} allowed
  */
-const isomorphic = (folder, allowed) => ({
-  'no-restricted-imports': [
-    'error',
+const isomorphic = (folder, allowed) =>
+  restrict([
     {
-      patterns: [
-        {
-          // Bare names too ('fs', 'crypto', 'fs/promises'): they are Node built-ins all the same.
-          group: ['node:*', ...builtinModules.flatMap((m) => [m, `${m}/*`])],
-          message: `${folder}/ runs in the browser too: no Node built-ins.`,
-        },
-        ...FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
-          group: [`**/${f}`, `**/${f}/**`],
-          message: `${folder}/ may not import from ${f}/ (see docs/architecture.md).`,
-        })),
-      ],
+      // Bare names too ('fs', 'crypto', 'fs/promises'): they are Node built-ins all the same.
+      group: ['node:*', ...builtinModules.flatMap((m) => [m, `${m}/*`])],
+      message: `${folder}/ runs in the browser too: no Node built-ins.`,
     },
-  ],
-});
+    ...folderPatterns(allowed, `${folder}/`),
+  ]);
 
 export default tseslint.config(
   {
@@ -85,7 +94,7 @@ export default tseslint.config(
   },
   {
     files: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
-    rules: onlyImports(['protocol']),
+    rules: onlyImports(['protocol', 'testkit']),
   },
   {
     files: ['src/**/*.{ts,tsx}'],
@@ -99,40 +108,29 @@ export default tseslint.config(
     ignores: ['page-worker/**/*.test.ts'],
     rules: isomorphic('page-worker', ['protocol', 'page-worker']),
   },
-  { files: ['page-worker/**/*.test.ts'], rules: onlyImports(['protocol', 'page-worker']) },
-  { files: ['src/**/*.{ts,tsx}'], rules: onlyImports(['protocol', 'page-worker', 'src']) },
   {
-    files: ['sw/**/*.ts'],
-    languageOptions: { globals: globals.serviceworker },
-    rules: onlyImports(['protocol', 'page-worker', 'sw']),
+    files: ['page-worker/**/*.test.ts'],
+    rules: onlyImports(['protocol', 'page-worker', 'testkit']),
   },
-  { files: ['relay/**/*.ts'], rules: onlyImports(['protocol', 'relay']) },
-  { files: ['device/**/*.ts'], rules: onlyImports(['protocol', 'device']) },
-  { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench']) },
+  ...folderRules('src', ['protocol', 'page-worker', 'src']),
+  { files: ['sw/**/*.ts'], languageOptions: { globals: globals.serviceworker } },
+  ...folderRules('sw', ['protocol', 'page-worker', 'sw']),
+  ...folderRules('relay', ['protocol', 'relay']),
+  ...folderRules('device', ['protocol', 'device']),
   // The machine hosts the device lane: it may use device/wire and device/lane, never the executor.
-  {
-    files: ['machine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...['page-worker', 'src', 'sw', 'relay', 'bench', 'scripts', 'e2e'].map((f) => ({
-              group: [`**/${f}`, `**/${f}/**`],
-              message: `machine/ may not import from ${f}/ (see docs/architecture.md).`,
-            })),
-            {
-              // Only device/wire and device/lane: not the executor (folder or file), not an index
-              // that could re-export it. A regex, because gitignore-style groups cannot re-include
-              // a subfolder of an excluded folder.
-              regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
-              message: 'machine/ may use only the device lane and wire.',
-            },
-          ],
-        },
-      ],
+  ...folderRules('machine', ['protocol', 'machine', 'device'], (allowed) => [
+    ...folderPatterns(allowed, 'machine/'),
+    {
+      // Only device/wire and device/lane: not the executor (folder or file), not an index that
+      // could re-export it. A regex, because gitignore-style groups cannot re-include a subfolder
+      // of an excluded folder.
+      regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
+      message: 'machine/ may use only the device lane and wire.',
     },
-  },
+  ]),
+  { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench', 'testkit']) },
+  // The test kit serves every Node folder's tests, so it reaches none of them.
+  { files: ['testkit/**/*.ts'], rules: onlyImports(['protocol', 'testkit']) },
   {
     files: [
       'relay/**',
@@ -141,6 +139,7 @@ export default tseslint.config(
       'bench/**',
       'scripts/**',
       'e2e/**',
+      'testkit/**',
       '*.config.{ts,js}',
     ],
     languageOptions: { globals: globals.node },

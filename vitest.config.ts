@@ -8,6 +8,9 @@ import solid from 'vite-plugin-solid';
 const WORKERS = Math.max(2, availableParallelism());
 const ALONE = ['relay/push-flood.test.ts'];
 const shared = { testTimeout: 20_000, hookTimeout: 20_000, maxWorkers: WORKERS };
+// The Node projects start the product's parts as child processes from esbuild bundles, built once
+// per run (testkit/bundles.ts).
+const BUNDLES = 'testkit/vitest-global-setup.ts';
 
 // The projects: the Solid plugin adds the `browser` resolve condition, which would hand Node-side
 // tests the browser build of packages such as `ws`; so only the app's tests get the plugin.
@@ -22,9 +25,10 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'node',
-          include: ['{protocol,page-worker,sw,relay,machine,device,scripts}/**/*.test.ts'],
+          include: ['{protocol,page-worker,sw,relay,machine,device,scripts,testkit}/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ALONE],
           environment: 'node',
+          globalSetup: [BUNDLES],
         },
       },
       {
@@ -35,6 +39,7 @@ export default defineConfig({
           include: ALONE,
           environment: 'node',
           maxWorkers: 1,
+          globalSetup: [BUNDLES],
           sequence: { groupOrder: 1 },
         },
       },
@@ -48,7 +53,7 @@ export default defineConfig({
           name: '[redis]',
           include: ['relay/{rules,limits,push,logs,http,subscriptions,push-limits}.test.ts'],
           environment: 'node',
-          globalSetup: ['relay/test-support/redis-global-setup.ts'],
+          globalSetup: [BUNDLES, 'relay/test-support/redis-global-setup.ts'],
         },
       },
     ],

@@ -1,13 +1,13 @@
 // What both relay benchmarks share (bench/relay.ts, bench/relay-redis.ts): server processes
 // built as plain JavaScript, raw-socket peers joined to rooms, the bounded throughput drive, and
 // /proc readings. One load generator for every variant is the point of the comparison.
-import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
+import { bundled } from '../testkit/bundles.ts';
 import { clientFrame, FrameReader, msgText, openSocket, PONG } from './relay-load.ts';
 
 export const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
@@ -22,16 +22,7 @@ const READY_LIMIT_MS = 10_000;
 const CLK_TCK = 100;
 
 /** A free loopback port (redis-server refuses --port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../testkit/ports.ts';
 
 export const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const median = (xs: number[]) =>
@@ -53,26 +44,7 @@ export const machineLine = () =>
 // a loader artifact that must not count against one side only. See docs/relay.md.
 // Built once per run: replicas start together and must not race on one output file.
 const BUILD_DIR = path.join(root, 'node_modules/.cache/bench-relay');
-const builds = new Map<string, Promise<string>>();
-export function built(entry: string): Promise<string> {
-  let done = builds.get(entry);
-  if (!done) builds.set(entry, (done = bundle(entry)));
-  return done;
-}
-async function bundle(entry: string): Promise<string> {
-  const outfile = path.join(BUILD_DIR, path.basename(entry).replace(/\.ts$/, '.mjs'));
-  await build({
-    entryPoints: [path.join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  });
-  return outfile;
-}
+export const built = (entry: string): Promise<string> => bundled(entry, BUILD_DIR);
 
 export type Proc = { pid: number; child: ChildProcess; port: number; stop(): Promise<void> };
 

@@ -14,7 +14,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from '../relay/test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { OTHER_HEADERS, PRODUCTION_CSP } from '../scripts/security-headers.ts';
 import { watchCsp } from './support/csp.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';

@@ -4,10 +4,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
 import { APP_ORIGIN } from '../playwright.config.ts';
-import {
-  makeFakeSubscriber,
-  startFakePushService,
-} from '../relay/test-support/fake-push-service.ts';
+import { makeFakeSubscriber, startFakePushService } from '../testkit/push-service.ts';
 import { nav } from './support/nav.ts';
 import { startProcess, tempDir, type Proc } from './support/processes.ts';
 import { joinRoom } from './support/room-socket.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeUpdateScheduler } from './activity.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeManualTimers } from '../testkit/manual-clock.ts';
 
 function setup() {
   const timers = makeManualTimers();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BOX_KEY_FILE, loadOrCreateBoxKey } from './box-key.ts';
 import { StateError } from './state-dir.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 let cleanup: () => void = () => {};
 afterEach(() => cleanup());

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkCwd, expandHome, resolveRoots } from './cwd-guard.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -8,8 +8,8 @@ import { makeTerminal } from './terminal.ts';
 import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
 import { dispatch, is, relaySuite } from './test-support/relay-suite.ts';
 import { captureStream, TERMINAL_CONTROL, typedInput } from './test-support/terminal-capture.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 
 // The desk as a person sees it: what `help` says, and that text from a relay or a phone never
 // drives the terminal (H5). The terminal here is a plain (non-interactive) one writing into a

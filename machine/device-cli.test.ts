@@ -7,7 +7,7 @@ import { runPrintedCommand, serveDevice } from './test-support/executor-process.
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
 import { dispatch, finalOf, is } from './test-support/relay-suite.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {

@@ -9,12 +9,12 @@ import {
   runPrintedCommand,
   type ServingExecutor,
 } from './test-support/executor-process.ts';
-import { liveInGroup } from './test-support/processes.ts';
-import { isGone } from './test-support/relay-process.ts';
+import { liveInGroup } from '../testkit/process-group.ts';
+import { isGone } from '../testkit/process-group.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 
 // The mock machine hosts the device lane; while an enrolled executor (a real
 // `npm run device` child) is connected, the scripted agent's tools run on it, otherwise here.

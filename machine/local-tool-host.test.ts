@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, writeFileSync, symlinkSync, mkdirSync } from
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeLocalToolHost, MAX_TOOL_OUTPUT_BYTES } from './local-tool-host.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 let cleanup: () => void = () => {};
 afterEach(() => cleanup());

@@ -6,12 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { shellQuote } from './device-link.ts';
 import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
-import { isGone } from './test-support/relay-process.ts';
+import { nodeCommand } from '../testkit/bundles.ts';
+import { isGone } from '../testkit/process-group.ts';
 import { dispatch, is } from './test-support/relay-suite.ts';
 import { TERMINAL_CONTROL } from './test-support/terminal-capture.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 
 // `npm run machine` at a real terminal (a pty from util-linux `script`) and against a relay that
 // sends text made to drive a terminal.
@@ -25,7 +26,8 @@ afterEach(async () => {
 describe('U5: the desk at a real terminal', () => {
   it('U5: at a terminal the desk is quiet (no relay or presence lines), a line printed mid-typing leaves the typed text whole, and Ctrl-C stops it', async () => {
     const { relay, root, stateDir } = await relayAndFolders(cleanups);
-    const command = [process.execPath, '--import', 'tsx', 'machine/main.ts']
+    const machine = nodeCommand('machine/main.ts');
+    const command = [machine.command, ...machine.args]
       .concat(['--relay', relay.url, '--root', root, '--state-dir', stateDir])
       .map(shellQuote)
       .join(' ');

@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import url from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
 import { dispatch, finalOf, is } from './test-support/relay-suite.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
-import { until } from './test-support/until.ts';
+import { runToEnd, startEntry } from '../testkit/process.ts';
+import { until } from '../testkit/until.ts';
 
-const repo = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -73,17 +71,7 @@ describe('npm run machine (the CLI as a real process) against npm run relay', ()
   });
 
   it('--help lists all; bad arguments exit 2 with a specific message', async () => {
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const c = spawn(path.join(repo, 'node_modules/.bin/tsx'), ['machine/main.ts', ...args], {
-          cwd: repo,
-        });
-        let out = '';
-        let err = '';
-        c.stdout.on('data', (b: Buffer) => (out += b.toString()));
-        c.stderr.on('data', (b: Buffer) => (err += b.toString()));
-        c.once('close', (code) => resolve({ code, out, err }));
-      });
+    const run = (args: string[]) => runToEnd(startEntry('machine', 'machine/main.ts', args));
     const [help, bad] = await Promise.all([run(['--help']), run(['--relay', 'http://x'])]);
     expect(help.code).toBe(0);
     expect(help.out).toContain('--allow-full-access');

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage, PushReceipt } from '../protocol/index.ts';
 import { makePushReceipts, PUSH_ANSWER_WINDOW_MS, receiptFromRelayError } from './push-receipts.ts';
-import { makeManualTimers, type ManualTimers } from './test-support/manual-timers.ts';
-import { startPushService, type PushService } from './test-support/push-service.ts';
+import { makeManualTimers, type ManualTimers } from '../testkit/manual-clock.ts';
+import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 import { makeWorld, type World } from './test-support/world.ts';
 
 describe('Push delivery receipts: what each relay answer means for the phone', () => {
@@ -99,10 +99,10 @@ describe('"sent" is inferred: the relay answers only failures (manual clock)', (
 describe('Push delivery receipts reach the phone through machine.status (real relay)', () => {
   let relay: RelayProcess;
   let relayDir: { dir: string; cleanup(): void };
-  let service: PushService;
+  let service: FakePushService;
   const worlds: World[] = [];
   beforeAll(async () => {
-    service = await startPushService();
+    service = await startFakePushService();
     relayDir = makeTmpDir('relay-');
     relay = await startRelayProcess({
       dataDir: relayDir.dir,
@@ -184,7 +184,7 @@ describe('Push delivery receipts reach the phone through machine.status (real re
     const timers = makeManualTimers();
     const w = await world(timers);
     await subscribeAndLeave(w, 2);
-    const before = service.received();
+    const before = service.answeredCount();
     service.respondWith(500);
     w.machine.raiseApproval({ title: 'Deploy', detail: 'ship it' });
     await until(() => receiptOf(w) !== undefined, 'push-failed from the relay');

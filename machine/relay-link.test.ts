@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MACHINE_BACKOFF } from '../protocol/index.ts';
 import { captureLog } from './log.ts';
 import { makeRelayLink } from './relay-link.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 import { WebSocketServer } from 'ws';
 
 // A stand-in relay that speaks just enough of the envelope (hello → hello-ok) and never answers

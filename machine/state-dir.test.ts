@@ -8,7 +8,7 @@ import {
   StateError,
   writePairingCode,
 } from './state-dir.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 let cleanup: () => void = () => {};
 afterEach(() => cleanup());

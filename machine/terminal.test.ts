@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deskLog } from './log.ts';
 import { DESK_PROMPT, makeTerminal } from './terminal.ts';
 import { captureStream, TERMINAL_CONTROL, typedInput } from './test-support/terminal-capture.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 const OSC52 = '\u001b]52;c;ZWNobyBldmls\u0007';
 

@@ -1,16 +1,17 @@
 // Every rule about time (activity coalescing, the 60 s status, the D11 window) reads the clock
-// and arms timers through this interface, so tests drive time by hand instead of sleeping.
-export type TimerHandle = { readonly id: number };
-
-export type Timers = {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
-};
+// and arms timers through the one Timers type (protocol/timers.ts), so tests drive time by hand
+// instead of sleeping.
+import type { Timers } from '../protocol/timers.ts';
+export type { TimerHandle, Timers } from '../protocol/timers.ts';
 
 export function realTimers(): Timers {
-  const live = new Map<number, NodeJS.Timeout>();
+  const live = new Map<unknown, NodeJS.Timeout>();
   let next = 1;
+  const clear = (handle: { readonly id: unknown }) => {
+    const t = live.get(handle.id);
+    if (t !== undefined) clearTimeout(t);
+    live.delete(handle.id);
+  };
   return {
     now: () => Date.now(),
     setTimeout(fn, ms) {
@@ -22,10 +23,12 @@ export function realTimers(): Timers {
       live.set(id, t);
       return { id };
     },
-    clearTimeout(handle) {
-      const t = live.get(handle.id);
-      if (t !== undefined) clearTimeout(t);
-      live.delete(handle.id);
+    clearTimeout: clear,
+    setInterval(fn, ms) {
+      const id = next++;
+      live.set(id, setInterval(fn, ms));
+      return { id };
     },
+    clearInterval: clear,
   };
 }

@@ -5,7 +5,7 @@ import type { ApprovalScope, MachineMessage } from '../protocol/index.ts';
 import { runDeskLine } from './desk.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 // E2 (remembered approvals) and E3 (allow with changes) on the machine side, against a real relay
 // process with the test phone; a restart is a new machine on the same state dir.

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PROMPT_CHARS, type MachineMessage } from '../protocol/index.ts';
 import { dispatch, finalOf, is, relaySuite } from './test-support/relay-suite.ts';
-import { makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
+import { makeGitRepo } from './test-support/git-repo.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 const suite = relaySuite();
 const cleanups: Array<() => void> = [];

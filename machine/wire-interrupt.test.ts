@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../protocol/index.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
-import { liveInGroup } from './test-support/processes.ts';
+import { liveInGroup } from '../testkit/process-group.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 // E4 on the machine side: session.interrupt against a real relay process, the local tool host
 // running real shells in their own process groups.

@@ -16,13 +16,13 @@ import { RETIRED_ROOM_KEEP_MS, RETIRED_SWEEP_MS } from './retired-rooms.ts';
 import { SECRET_FILE } from './state-dir.ts';
 import { openSqlite } from '../device/lane/sqlite.ts';
 import { STORE_FILE } from './store.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
-import { startPushService, type PushService } from './test-support/push-service.ts';
+import { makeManualTimers } from '../testkit/manual-clock.ts';
+import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import { is, rid } from './test-support/relay-suite.ts';
 import type { PhoneIdentity, TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 import { makeWorld, type World } from './test-support/world.ts';
 import type { MachineOptions } from './machine.ts';
 
@@ -31,10 +31,10 @@ import type { MachineOptions } from './machine.ts';
 
 let relay: RelayProcess;
 let relayDir: { dir: string; cleanup(): void };
-let service: PushService;
+let service: FakePushService;
 const worlds: World[] = [];
 beforeAll(async () => {
-  service = await startPushService();
+  service = await startFakePushService();
   relayDir = makeTmpDir('relay-');
   relay = await startRelayProcess({
     dataDir: relayDir.dir,

@@ -2,9 +2,9 @@ import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { open, parseCompactPush, type MsgFrame } from '../protocol/index.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeManualTimers } from '../testkit/manual-clock.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
-import { until } from './test-support/until.ts';
+import { until } from '../testkit/until.ts';
 
 const suite = relaySuite();
 

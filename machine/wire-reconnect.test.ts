@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import { is } from './test-support/relay-suite.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 import { makeWorld, type World } from './test-support/world.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];

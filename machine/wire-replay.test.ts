@@ -10,8 +10,8 @@ import { startRelayProcess, type RelayProcess } from './test-support/relay-proce
 import { is, rid } from './test-support/relay-suite.ts';
 import type { PhoneSend, TestPhone } from './test-support/test-phone.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from './test-support/tmp.ts';
-import { until } from './test-support/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
+import { until } from '../testkit/until.ts';
 
 // H3 and U5 across real restarts of `npm run machine`: a relay that recorded sealed phone
 // actions re-sends the same bytes after the machine restarted on the same state dir; and a

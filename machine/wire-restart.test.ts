@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../protocol/index.ts';
-import { makeManualTimers } from './test-support/manual-timers.ts';
+import { makeManualTimers } from '../testkit/manual-clock.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkCwd, isInside } from './cwd-guard.ts';
 import { addWorktree } from './worktree.ts';
-import { git, makeGitRepo, makeTmpDir } from './test-support/tmp.ts';
+import { git, makeGitRepo } from './test-support/git-repo.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 let cleanup: () => void = () => {};
 afterEach(() => cleanup());

@@ -6,7 +6,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from './test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { startFixture, type Fixture } from './test-support/relay-fixture.ts';
 
 let fx: Fixture | undefined;

@@ -5,10 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeCommand } from '../testkit/bundles.ts';
 import { connectClient } from './test-support/ws-client.ts';
 
 const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const relayBundle = nodeCommand('relay/main.ts');
+const runRelay = (...args: string[]) =>
+  spawnSync(relayBundle.command, [...relayBundle.args, ...args], { cwd: root, encoding: 'utf8' });
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 afterEach(() => {
@@ -20,7 +23,7 @@ afterEach(() => {
 
 describe('npm run relay', () => {
   it('--help lists every option with its default', () => {
-    const r = spawnSync(tsx, ['relay/main.ts', '--help'], { cwd: root, encoding: 'utf8' });
+    const r = runRelay('--help');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('--port <value>');
     expect(r.stdout).toContain('RELAY_PORT, default 8787');
@@ -28,7 +31,7 @@ describe('npm run relay', () => {
   });
 
   it('an unknown option exits 2 with a message', () => {
-    const r = spawnSync(tsx, ['relay/main.ts', '--nope'], { cwd: root, encoding: 'utf8' });
+    const r = runRelay('--nope');
     expect([r.status, r.stderr]).toEqual([2, 'relay: unknown option --nope (see --help)\n']);
   });
 

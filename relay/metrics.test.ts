@@ -10,7 +10,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from './test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { newRoom, startFixture, type Fixture } from './test-support/relay-fixture.ts';
 import { startRedis, type TestRedis } from './test-support/redis-server.ts';
 import type { RelayOptions } from './server.ts';

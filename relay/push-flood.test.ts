@@ -17,7 +17,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from './test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { newRoom } from './test-support/relay-fixture.ts';
 import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
 import { connectClient, type TestClient } from './test-support/ws-client.ts';

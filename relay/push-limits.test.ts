@@ -3,7 +3,7 @@
 // service cannot hold one), and one VAPID header per audience until shortly before it expires.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { makeFakeSubscriber, type FakePushService } from './test-support/fake-push-service.ts';
+import { makeFakeSubscriber, type FakePushService } from '../testkit/push-service.ts';
 import { PUSH_SUBJECT, pushFixtures } from './test-support/push-fixture.ts';
 import { newRoom, type Fixture } from './test-support/relay-fixture.ts';
 import { VAPID_JWT_RENEW_BEFORE_SEC, VAPID_JWT_VALIDITY_SEC } from './vapid-jwt.ts';

@@ -8,7 +8,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from './test-support/fake-push-service.ts';
+} from '../testkit/push-service.ts';
 import { newRoom, startFixture, type Fixture } from './test-support/relay-fixture.ts';
 import type { TestClient } from './test-support/ws-client.ts';
 import type { RelayOptions } from './server.ts';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from '@photostructure/sqlite';
 import { describe, expect, it } from 'vitest';
-import { makeFakeSubscriber, type FakePushService } from './test-support/fake-push-service.ts';
+import { makeFakeSubscriber, type FakePushService } from '../testkit/push-service.ts';
 import { pushFixtures } from './test-support/push-fixture.ts';
 import { newRoom, type Fixture } from './test-support/relay-fixture.ts';
 import type { TestClient } from './test-support/ws-client.ts';

@@ -1,14 +1,8 @@
 // Every rule about time (hello deadline, ping, D5 silence, rate limits, subscription expiry)
-// reads the clock and schedules through this, so tests can inject a manual clock.
-export type TimerHandle = { readonly id: unknown };
-
-export type Timers = {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
-  setInterval(fn: () => void, ms: number): TimerHandle;
-  clearInterval(handle: TimerHandle): void;
-};
+// reads the clock and schedules through the one Timers type (protocol/timers.ts), so tests can
+// inject a manual clock.
+import type { Timers } from '../protocol/timers.ts';
+export type { TimerHandle, Timers } from '../protocol/timers.ts';
 
 export const realTimers: Timers = {
   now: () => Date.now(),

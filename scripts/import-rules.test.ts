@@ -54,6 +54,18 @@ const FAILS: [string, string, string][] = [
     'machine/agent/probe.ts',
     '../../device/executor/x.ts',
   ],
+  ['T1: relay/ production code never imports testkit/', 'relay/probe.ts', '../testkit/tmp.ts'],
+  ['T1: machine/ production code never imports testkit/', 'machine/probe.ts', '../testkit/x.ts'],
+  [
+    'T1: device/ production code never imports testkit/',
+    'device/lane/probe.ts',
+    '../../testkit/process.ts',
+  ],
+  ['T1: protocol/ production code never imports testkit/', 'protocol/probe.ts', '../testkit/x.ts'],
+  ['T1: src/ production code never imports testkit/', 'src/client/probe.ts', '../../testkit/x.ts'],
+  ['T1: src/ components never import testkit/', 'src/probe.tsx', '../testkit/x.ts'],
+  ['T1: sw/ production code never imports testkit/', 'sw/logic/probe.ts', '../../testkit/x.ts'],
+  ['T1: testkit/ never imports a part it tests', 'testkit/probe.ts', '../relay/main.ts'],
 ];
 
 const PASSES: [string, string, string][] = [
@@ -79,6 +91,26 @@ const PASSES: [string, string, string][] = [
   ],
   ['machine/ may have its own device-named module', 'machine/probe.ts', './device-view.ts'],
   ['device/ may import protocol/', 'device/lane/probe.ts', '../../protocol/index.ts'],
+  ['T1: relay/ tests may use testkit/', 'relay/probe.test.ts', '../testkit/tmp.ts'],
+  ['T1: relay/ test-support may use testkit/', 'relay/test-support/p.ts', '../../testkit/x.ts'],
+  ['T1: machine/ tests may use testkit/', 'machine/probe.test.ts', '../testkit/x.ts'],
+  [
+    'T1: machine/ test-support may use testkit/',
+    'machine/test-support/probe.ts',
+    '../../testkit/x.ts',
+  ],
+  ['T1: device/ tests may use testkit/', 'device/lane/probe.test.ts', '../../testkit/x.ts'],
+  ['T1: protocol/ tests may use testkit/', 'protocol/probe.test.ts', '../testkit/x.ts'],
+  ['T1: sw/ tests may use testkit/', 'sw/logic/probe.test.ts', '../../testkit/x.ts'],
+  ['T1: e2e/ may use testkit/', 'e2e/support/probe.ts', '../../testkit/process.ts'],
+  ['T1: bench/ may use testkit/', 'bench/probe.ts', '../testkit/process.ts'],
+  [
+    "T1: a part's own benchmarks may use testkit/",
+    'device/executor/bench/probe.ts',
+    '../../../testkit/tmp.ts',
+  ],
+  ['T1: scripts/ may use testkit/', 'scripts/probe.ts', '../testkit/process.ts'],
+  ['T1: testkit/ may use protocol/', 'testkit/probe.ts', '../protocol/index.ts'],
 ];
 
 describe('import rules of docs/architecture.md (ESLint Node API on probe sources)', () => {

@@ -8,7 +8,8 @@ import { encodeFrame, parsePairing, roomKeys } from '../protocol/index.ts';
 import { httpsGet } from './start/caddy.ts';
 import { START_ENV } from './start/config.ts';
 import { PRODUCTION_CSP } from './security-headers.ts';
-import { alive, freePort, npmStart, npmStartRefused } from './test-support/npm-start.ts';
+import { freePort } from '../testkit/ports.ts';
+import { alive, npmStart, npmStartRefused } from './test-support/npm-start.ts';
 
 // P4: `npm start -- --lan` on loopback: the LAN address is 127.0.0.1 here (DSH_LAN_HOST), and
 // everything a phone would do is done over real sockets — download the CA root over plain http,

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { START_ENV } from './start/config.ts';
-import { freePort, npmStartRefused } from './test-support/npm-start.ts';
+import { freePort } from '../testkit/ports.ts';
+import { npmStartRefused } from './test-support/npm-start.ts';
 
 // P4: with one of its ports taken, `npm start` says so in one line naming the variable that
 // moves it, and exits before starting anything (it used to print vite's stack trace).

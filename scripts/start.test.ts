@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from './start/children.ts';
 import { START_ENV } from './start/config.ts';
-import { alive, freePort, npmStart } from './test-support/npm-start.ts';
+import { freePort } from '../testkit/ports.ts';
+import { alive, npmStart } from './test-support/npm-start.ts';
 
 // `npm start` as a user runs it — a real npm process in its own group, on ports of
 // the test's own, in a fresh data folder — answers on every part, and Ctrl-C (SIGINT to the

@@ -6,7 +6,7 @@ import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { startExecutor } from './executor.ts';
 import { ensureKeyDir, generateDeviceKey, saveKey, saveRecord } from './keystore.ts';
 import { makeManualClock, type ManualClock } from '../test-support/manual-clock.ts';
-import { makeTmpDirs } from './test-support/tmp.ts';
+import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 let t: TestLane | undefined;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { KEY_FILE, RECORD_FILE } from './keystore.ts';
 import { makeManualClock } from '../test-support/manual-clock.ts';
-import { makeTmpDirs } from './test-support/tmp.ts';
+import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 const closers: Array<() => void> = [];

@@ -9,7 +9,7 @@ import {
   signHello,
 } from '../wire/index.ts';
 import { ensureKeyDir, generateDeviceKey, KEY_FILE, loadKey, saveKey } from './keystore.ts';
-import { makeTmpDirs } from './test-support/tmp.ts';
+import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 afterEach(() => tmp.cleanup());

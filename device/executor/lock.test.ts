@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { acquireInstanceLock, lockPath } from './lock.ts';
 import { readProcStat } from './proc/proc-stat.ts';
-import { makeTmpDirs } from './test-support/tmp.ts';
+import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 afterEach(() => tmp.cleanup());

@@ -1,72 +1,57 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startEntry, type TestProcess } from '../../testkit/process.ts';
+import { makeTmpDir, type TmpDir } from '../../testkit/tmp.ts';
 import { ALICE } from '../test-support/lane-fixture.ts';
 import { connectTestDevice, enrollTestDevice } from '../test-support/test-device.ts';
 
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
-const children: ChildProcess[] = [];
-let dir = '';
+const children: TestProcess[] = [];
+let dir: TmpDir | undefined;
 
-afterEach(() => {
-  for (const c of children)
-    if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, 'SIGKILL');
-  children.length = 0;
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  for (const c of children.splice(0)) await c.kill();
+  dir?.cleanup();
+  dir = undefined;
 });
 
-/** Starts the lane as its own process group and resolves with the line it prints. */
-const startProcess = (dataDir: string, usersFile: string) =>
-  new Promise<{ child: ChildProcess; url: string; wsUrl: string }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', MAIN, '--data-dir', dataDir, '--users-file', usersFile],
-      {
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    children.push(child);
-    let out = '';
-    let errText = '';
-    child.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line !== undefined)
-        resolve({ child, ...(JSON.parse(line) as { url: string; wsUrl: string }) });
-    });
-    child.once('exit', (code) => reject(new Error(`lane exited ${code}: ${errText}`)));
-  });
-const exited = (c: ChildProcess) =>
-  new Promise<number | string | null>((r) =>
-    c.exitCode !== null || c.signalCode !== null
-      ? r(c.exitCode ?? c.signalCode)
-      : c.once('exit', (code, sig) => r(code ?? sig)),
+/** Starts the lane (its bundle) as its own process group and resolves with the line it prints. */
+const startLane = async (dataDir: string, usersFile: string) => {
+  const child = startEntry(
+    'lane',
+    'device/lane/main.ts',
+    ['--data-dir', dataDir, '--users-file', usersFile],
+    { closeStdin: true },
   );
+  children.push(child);
+  const [, line] = await child.waitForOutput(/^(\{.*\})\n/);
+  return { child, ...(JSON.parse(line!) as { url: string; wsUrl: string }) };
+};
+const exited = async (c: TestProcess) => {
+  const e = await c.exited;
+  return e.code ?? e.signal;
+};
 
 describe('the lane as a process: the registry survives kill -9', () => {
   it('a device enrolled before the host was killed can still hello, and gen keeps counting', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'device-lane-proc-'));
-    const usersFile = join(dir, 'users.json');
+    dir = makeTmpDir('device-lane-proc-');
+    const usersFile = join(dir.dir, 'users.json');
     writeFileSync(usersFile, JSON.stringify({ [ALICE]: 'alice' }), { mode: 0o600 });
-    const dataDir = join(dir, 'data');
+    const dataDir = join(dir.dir, 'data');
 
-    const a = await startProcess(dataDir, usersFile);
+    const a = await startLane(dataDir, usersFile);
     const id = await enrollTestDevice(a.url, ALICE);
     const d1 = await connectTestDevice(a.wsUrl, id);
     expect(await d1.hello()).toMatchObject({ t: 'helloAck', gen: '1' });
-    process.kill(-a.child.pid!, 'SIGKILL');
+    a.child.signal('SIGKILL');
     await exited(a.child);
     await d1.closed;
 
-    const b = await startProcess(dataDir, usersFile);
+    const b = await startLane(dataDir, usersFile);
     const d2 = await connectTestDevice(b.wsUrl, id);
     expect(await d2.hello()).toMatchObject({ t: 'helloAck', gen: '2' });
     // SIGTERM drains: the device is told, the process exits 0
-    process.kill(-b.child.pid!, 'SIGTERM');
+    b.child.signal('SIGTERM');
     expect(await d2.next('bye')).toMatchObject({ reason: 'draining' });
     expect(await exited(b.child)).toBe(0);
   });

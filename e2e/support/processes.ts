@@ -1,26 +1,16 @@
 // Real child processes for the e2e suite: the relay and the mock machine run as their bundles
-// (bundles.ts) in their own process groups, are waited for by the line they print when ready, and are
-// stopped by signalling the whole group and waiting until it is gone.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { nodeCommand } from './bundles.ts';
+// (testkit/bundles.ts) in their own process groups, are waited for by the line they print when
+// ready, and are stopped by signalling the whole group and waiting until it is gone.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEntry, type TestProcess } from '../../testkit/process.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
 
-export type Proc = {
-  child: ChildProcess;
-  /** Everything printed so far (stdout and stderr), line by line. */
-  lines: string[];
-  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+export type Proc = Omit<TestProcess, 'write' | 'stop' | 'kill'> & {
   write(line: string): void;
   stop(): Promise<void>;
-  /** Freezes the whole group (SIGSTOP): its sockets stay open but nothing is read or sent. */
-  freeze(): void;
-  /** SIGKILL to the whole group, waiting until it is gone: a crash, not a shutdown. */
   kill(): Promise<void>;
 };
 
@@ -30,105 +20,19 @@ export function startProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Proc {
-  const run = nodeCommand(script);
-  const child = spawn(run.command, [...run.args, ...args], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0', ...env },
-  });
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  let exited = false;
-  const exitedPromise = new Promise<void>((r) =>
-    child.once('exit', () => {
-      exited = true;
-      r();
-      for (const w of waiters) w();
-    }),
-  );
-  const take = (chunk: Buffer, buffer: { rest: string }) => {
-    buffer.rest += chunk.toString('utf8');
-    const parts = buffer.rest.split('\n');
-    buffer.rest = parts.pop() ?? '';
-    for (const line of parts) lines.push(line);
-    for (const w of waiters) w();
-  };
-  const out = { rest: '' };
-  const err = { rest: '' };
-  child.stdout!.on('data', (c: Buffer) => take(c, out));
-  child.stderr!.on('data', (c: Buffer) => take(c, err));
-
+  const p = startEntry(name, script, args, { env: { FORCE_COLOR: '0', ...env } });
   return {
-    child,
-    lines,
-    waitForLine(pattern, timeoutMs = READY_TIMEOUT_MS) {
-      return new Promise((resolvePromise, reject) => {
-        let seen = 0;
-        const check = () => {
-          for (; seen < lines.length; seen++) {
-            const m = pattern.exec(lines[seen]!);
-            if (m) return done(() => resolvePromise(m));
-          }
-          if (exited)
-            done(() =>
-              reject(new Error(`${name} exited before printing ${pattern}:\n${lines.join('\n')}`)),
-            );
-        };
-        const timer = setTimeout(
-          () =>
-            done(() =>
-              reject(
-                new Error(
-                  `${name}: no line matching ${pattern} within ${timeoutMs} ms:\n${lines.slice(-30).join('\n')}`,
-                ),
-              ),
-            ),
-          timeoutMs,
-        );
-        const done = (fn: () => void) => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          fn();
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-    write(line) {
-      child.stdin!.write(`${line}\n`);
-    },
-    freeze() {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGSTOP');
-    },
-    async kill() {
-      if (exited || child.pid === undefined) return;
-      process.kill(-child.pid, 'SIGKILL');
-      await exitedPromise;
-    },
-    async stop() {
-      if (exited || child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        return;
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, STOP_TIMEOUT_MS);
-      await exitedPromise;
-      clearTimeout(timer);
-    },
+    ...p,
+    waitForLine: (pattern, timeoutMs = READY_TIMEOUT_MS) => p.waitForLine(pattern, timeoutMs),
+    write: (line) => p.write(`${line}\n`),
+    stop: async () => void (await p.stop()),
+    kill: async () => void (await p.kill()),
   };
 }
 
 export function tempDir(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), `dsh-e2e-${prefix}-`));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  const t = makeTmpDir(`dsh-e2e-${prefix}-`);
+  return { path: t.dir, remove: t.cleanup };
 }
 
 export type Relay = {

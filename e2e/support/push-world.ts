@@ -13,7 +13,7 @@ import {
   startFakePushService,
   type FakePushService,
   type FakeSubscriber,
-} from '../../relay/test-support/fake-push-service.ts';
+} from '../../testkit/push-service.ts';
 import { joinRoom, type RoomSocket } from './room-socket.ts';
 import {
   clearNotifications,

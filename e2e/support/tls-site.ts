@@ -16,7 +16,7 @@ import {
   httpsGet,
   spkiSha256,
 } from '../../scripts/start/caddy.ts';
-import { freePort } from '../../relay/test-support/redis-server.ts';
+import { freePort } from '../../testkit/ports.ts';
 import { startProcess, type Proc } from './processes.ts';
 
 export const TLS_HOST = 'dsh.test';

@@ -11,7 +11,7 @@ import { makeRules } from '../rules.ts';
 import { makeSeenRequests } from '../seen-requests.ts';
 import { makeSessionStore } from '../sessions.ts';
 import { makeTurns } from '../turns.ts';
-import { makeManualTimers } from './manual-timers.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { makeTestStore } from './store.ts';
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push

@@ -1,24 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import url from 'node:url';
 import { shellQuote } from '../device-link.ts';
-import { isGone } from './relay-process.ts';
-import { until } from './until.ts';
+import { nodeCommand } from '../../testkit/bundles.ts';
+import { runToEnd, startEntry, startProcess, type TestProcess } from '../../testkit/process.ts';
 
-// The real device executor as child processes (machine/ may not import the executor):
-// `tsx device/main.ts enroll …` once, then `serve`, each in its own process group.
+// The real device executor as child processes (machine/ may not import the executor): its bundle
+// (testkit/bundles.ts) with `enroll …` once, then `serve`, each in its own process group.
 
-const repo = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..');
-const TSX = path.join(repo, 'node_modules/.bin/tsx');
 const EXIT_TIMEOUT_MS = 20_000;
 
-function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(TSX, ['device/main.ts', ...args], {
-    cwd: repo,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function run(args: string[], env: NodeJS.ProcessEnv): TestProcess {
+  return startEntry(`device ${args[0]}`, 'device/main.ts', args, { env, closeStdin: true });
+}
+
+async function collect(p: TestProcess): Promise<{ code: number | null; out: string; err: string }> {
+  const { code, out, err } = await runToEnd(p, EXIT_TIMEOUT_MS);
+  return { code, out, err };
 }
 
 /** Runs `npm run device -- <args>` to its end; resolves with the exit code and output. */
@@ -26,47 +21,23 @@ export function runDeviceCommand(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
-  return collect(run(args, env), `device ${args[0]}`);
+  return collect(run(args, env));
 }
 
 /**
  * Runs a printed enrollment command the way a user pastes it into a shell (`sh -c`: the
  * environment assignments, the `$(cat …)`, the quoting), with `npm run device --` spelled as
- * the script it names (`tsx device/main.ts`, package.json) to spare npm's start-up.
+ * what the script runs (device/main.ts, here its bundle) to spare npm's start-up.
  */
 export function runPrintedCommand(
   command: string,
   extraArgs: string[],
 ): Promise<{ code: number | null; out: string; err: string }> {
   const quoted = extraArgs.map(shellQuote).join(' ');
-  const line = `${command.replace('npm run device --', `'${TSX}' device/main.ts`)} ${quoted}`;
-  const child = spawn('sh', ['-c', line], {
-    cwd: repo,
-    env: process.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return collect(child, 'the printed command');
-}
-
-function collect(
-  child: ChildProcess,
-  what: string,
-): Promise<{ code: number | null; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      process.kill(-child.pid!, 'SIGKILL');
-      reject(new Error(`${what} did not finish: ${err}`));
-    }, EXIT_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, out, err });
-    });
-  });
+  const device = nodeCommand('device/main.ts');
+  const spelled = [device.command, ...device.args].map(shellQuote).join(' ');
+  const line = `${command.replace('npm run device --', spelled)} ${quoted}`;
+  return collect(startProcess('the printed command', 'sh', ['-c', line], { closeStdin: true }));
 }
 
 export type ServingExecutor = {
@@ -77,23 +48,10 @@ export type ServingExecutor = {
 };
 
 export function serveDevice(keyDir: string, env: NodeJS.ProcessEnv = {}): ServingExecutor {
-  const child = run(['serve', '--key-dir', keyDir, '--log-level', 'warn'], env);
-  let err = '';
-  child.stdout!.resume();
-  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const closed = new Promise<void>((r) => child.on('close', () => r()));
-  const pid = child.pid!;
+  const p = run(['serve', '--key-dir', keyDir, '--log-level', 'warn'], env);
   return {
-    pid,
-    stderr: () => err,
-    async stop(signal = 'SIGTERM') {
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // already gone
-      }
-      await closed;
-      await until(() => isGone(pid), `executor ${pid} gone`, EXIT_TIMEOUT_MS);
-    },
+    pid: p.pid,
+    stderr: () => p.stderr(),
+    stop: async (signal = 'SIGTERM') => void (await p.stop({ signal, graceMs: EXIT_TIMEOUT_MS })),
   };
 }

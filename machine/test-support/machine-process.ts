@@ -1,19 +1,18 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import url from 'node:url';
-import { isGone, startRelayProcess } from './relay-process.ts';
-import { makeTmpDir } from './tmp.ts';
-import { until } from './until.ts';
+import { startEntry } from '../../testkit/process.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
+import { startRelayProcess } from './relay-process.ts';
 
-// `npm run machine` as a real process: one node process (tsx as a loader, not its wrapper, so
-// the exit code is the machine's own), leader of its own process group.
+// `npm run machine` as a real process (its bundle under node, testkit/bundles.ts: the exit code
+// is the machine's own), leader of its own process group.
 
-const repo = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..');
+/** A stop waits this long for the machine's own shutdown before SIGKILL (the test's limit). */
+const STOP_GRACE_MS = 20_000;
 
 export type MachineProcess = {
   readonly pid: number;
-  readonly io: { stdout: string; stderr: string };
+  readonly io: { readonly stdout: string; readonly stderr: string };
   readonly exited: Promise<number | null>;
   write(line: string): void;
   /** Signals the whole group; resolves with the exit code once every member is gone. */
@@ -21,32 +20,20 @@ export type MachineProcess = {
 };
 
 export function startMachineProcess(args: string[], env: NodeJS.ProcessEnv = {}): MachineProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'machine/main.ts', ...args], {
-    cwd: repo,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const pid = child.pid!;
-  const io = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (b: Buffer) => (io.stdout += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (io.stderr += b.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const p = startEntry('machine', 'machine/main.ts', args, { env });
   return {
-    pid,
-    io,
-    exited,
-    write: (line) => child.stdin!.write(line),
-    async stop(signal = 'SIGTERM') {
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // already gone
-      }
-      const code = await exited;
-      await until(() => isGone(pid), 'the machine process group to be gone', 20_000);
-      return code;
+    pid: p.pid,
+    io: {
+      get stdout() {
+        return p.stdout();
+      },
+      get stderr() {
+        return p.stderr();
+      },
     },
+    exited: p.exited.then((e) => e.code),
+    write: (line) => p.write(line),
+    stop: async (signal = 'SIGTERM') => (await p.stop({ signal, graceMs: STOP_GRACE_MS })).code,
   };
 }
 

@@ -4,7 +4,7 @@ import type { MachineMessage } from '../../protocol/index.ts';
 import type { MachineOptions } from '../machine.ts';
 import { startRelayProcess, type RelayProcess } from './relay-process.ts';
 import type { TestPhone } from './test-phone.ts';
-import { makeTmpDir } from './tmp.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
 import { makeWorld, type World } from './world.ts';
 
 /** One real relay child process per test file; one world per test, cleaned up after it. */

@@ -4,7 +4,7 @@ import { createMachine, type MachineHandle, type MachineOptions } from '../machi
 import { captureLog, type CapturedLog } from '../log.ts';
 import type { MachineMessage } from '../../protocol/index.ts';
 import { makeTestPhone, type PhoneIdentity, type TestPhone } from './test-phone.ts';
-import { makeTmpDir } from './tmp.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
 
 // One machine in a fresh state dir with a fresh allowed root, talking to a relay; phones join
 // its room. Everything made here is closed by cleanup().

@@ -13,9 +13,9 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from '../test-support/fake-push-service.ts';
+} from '../../testkit/push-service.ts';
 import { makeLogCapture } from '../test-support/log-capture.ts';
-import { makeManualTimers, type ManualTimers } from '../test-support/manual-timers.ts';
+import { makeManualTimers, type ManualTimers } from '../../testkit/manual-clock.ts';
 import { newRoom } from '../test-support/relay-fixture.ts';
 import { startRedis, type TestRedis } from '../test-support/redis-server.ts';
 import { connectClient, type TestClient } from '../test-support/ws-client.ts';

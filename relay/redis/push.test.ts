@@ -10,7 +10,7 @@ import {
   makeFakeSubscriber,
   startFakePushService,
   type FakePushService,
-} from '../test-support/fake-push-service.ts';
+} from '../../testkit/push-service.ts';
 import { makeLogCapture } from '../test-support/log-capture.ts';
 import { newRoom } from '../test-support/relay-fixture.ts';
 import { startRedis, type TestRedis } from '../test-support/redis-server.ts';

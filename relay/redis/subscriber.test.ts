@@ -5,7 +5,8 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startRedis, type TestRedis } from '../test-support/redis-server.ts';
+import { freePort } from '../../testkit/ports.ts';
+import { startRedis, type TestRedis } from '../test-support/redis-server.ts';
 import {
   makeSubscriber,
   parseRedisUrl,

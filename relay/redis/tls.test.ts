@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeCommand } from '../../testkit/bundles.ts';
 import { newRoom } from '../test-support/relay-fixture.ts';
 import { startRedis, type TestRedis } from '../test-support/redis-server.ts';
 import { killReplica, startReplicaProcess } from '../test-support/replica-process.ts';
@@ -63,9 +64,10 @@ describe('rediss:// (TLS to Redis)', () => {
   it('a replica that cannot verify the Redis certificate refuses to start, and says why', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-redis-tls-'));
     dirs.push(dataDir);
+    const relay = nodeCommand('relay/main.ts');
     const run = spawnSync(
-      path.join(root, 'node_modules', '.bin', 'tsx'),
-      ['relay/main.ts', '--port', '0', '--data-dir', dataDir, '--redis', redis.url],
+      relay.command,
+      [...relay.args, '--port', '0', '--data-dir', dataDir, '--redis', redis.url],
       { cwd: root, encoding: 'utf8', timeout: 20_000 },
     );
     expect(run.status).toBe(1);

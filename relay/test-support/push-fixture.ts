@@ -2,7 +2,7 @@
 // unsafe origin, D4), both torn down after each test.
 import { afterEach } from 'vitest';
 import type { RelayOptions } from '../server.ts';
-import { startFakePushService, type FakePushService } from './fake-push-service.ts';
+import { startFakePushService, type FakePushService } from '../../testkit/push-service.ts';
 import { startFixture, type Fixture } from './relay-fixture.ts';
 
 export const PUSH_SUBJECT = 'mailto:relay-test@example.com';

@@ -1,11 +1,11 @@
-// A real redis-server for tests: a free port (Debian's redis-server refuses --port 0, so a
-// throwaway listener on port 0 finds one), no persistence, a temporary dir, its own process group
+// A real redis-server for tests: a free port (Debian's redis-server refuses --port 0:
+// testkit's freePort), no persistence, a temporary dir, its own process group
 // so it is killed whole. down() and up() restart it on the same port.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../testkit/ports.ts';
+import { startProcess, whenReady, type TestProcess } from '../../testkit/process.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const READY_LIMIT_MS = 5_000; // a safety net for a broken machine, not a synchronisation
@@ -21,60 +21,26 @@ export type TestRedis = {
   up(): Promise<void>;
 };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** A TLS-only server (`rediss://`): plain TCP off, this certificate and key, no client certs. */
 export type RedisTls = { certFile: string; keyFile: string };
 
-function launch(port: number, dir: string, tls?: RedisTls): Promise<ChildProcess> {
+async function launch(port: number, dir: string, tls?: RedisTls): Promise<TestProcess> {
   const listen = tls
     ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile]
     : ['--port', String(port)];
   if (tls) listen.push('--tls-key-file', tls.keyFile, '--tls-auth-clients', 'no');
-  const child = spawn(
+  const p = startProcess(
+    'redis-server',
     REDIS_SERVER,
     [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: dir, closeStdin: true },
   );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => {
-      kill(child);
-      reject(new Error(`redis-server not ready within ${READY_LIMIT_MS} ms: ${out.slice(-500)}`));
-    }, READY_LIMIT_MS);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Ready to accept connections')) {
-        clearTimeout(t);
-        resolve(child);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(t);
-      reject(new Error(`redis-server exited ${code}: ${out.slice(-500)}`));
-    });
-  });
+  await whenReady(p, /Ready to accept connections/, READY_LIMIT_MS);
+  return p;
 }
 
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  try {
-    process.kill(-(child.pid as number), 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  return exited;
-}
+/** SIGKILL to the server's process group; resolves once it has exited. */
+const kill = async (p: TestProcess): Promise<void> => void (await p.kill());
 
 export async function startRedis(opts: { tls?: RedisTls } = {}): Promise<TestRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-redis-'));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { startRelay, type RelayOptions, type RunningRelay } from '../index.ts';
 import { makeLogCapture, type LogCapture } from './log-capture.ts';
-import { makeManualTimers, type ManualTimers } from './manual-timers.ts';
+import { makeManualTimers, type ManualTimers } from '../../testkit/manual-clock.ts';
 import { connectClient, type TestClient } from './ws-client.ts';
 
 export type Fixture = {

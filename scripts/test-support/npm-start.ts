@@ -8,8 +8,6 @@ import { READY_LINE } from '../start/config.ts';
 export const READY_TIMEOUT_MS = 150_000;
 const REFUSAL_TIMEOUT_MS = 30_000;
 
-export { freePort } from '../../relay/test-support/redis-server.ts';
-
 /** Every live process whose parent chain leads to `root` (root included). */
 export function descendants(root: number): number[] {
   const parentOf = new Map<number, number>();

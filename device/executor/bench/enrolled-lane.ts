@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { ALICE, startTestLane } from '../../test-support/lane-fixture.ts';
 import { enrollDevice } from '../enroll.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 export async function enrolledLane() {
   const tmp = makeTmpDirs();

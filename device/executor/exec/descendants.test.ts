@@ -11,7 +11,7 @@ import { spawnGroup } from '../proc/group.ts';
 import { isProcessAlive } from '../proc/proc-stat.ts';
 import { makeExecStarter, printed } from '../test-support/exec-run.ts';
 import { makeManualClock, type ManualClock } from '../../test-support/manual-clock.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 const strays: number[] = [];

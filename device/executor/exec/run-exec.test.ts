@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isGroupGone, isProcessAlive } from '../proc/proc-stat.ts';
 import { bytesOf, makeExecStarter, printed } from '../test-support/exec-run.ts';
 import { makeManualClock } from '../../test-support/manual-clock.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
 afterEach(() => tmp.cleanup());

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 import { startWrite, type WriteMode } from './atomic-write.ts';
 import { walkPath } from './walk.ts';
 import { makeTempJournal, TEMP_NAME_PATTERN } from './temp-journal.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { realClock } from '../../clock.ts';
 import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 import { createDir, createTempDir, createTempFile, remove } from './mutate-ops.ts';
 import { runRead } from './read-ops.ts';
 import { walkPath } from './walk.ts';

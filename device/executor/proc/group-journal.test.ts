@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { realClock } from '../../clock.ts';
-import { makeTmpDirs } from '../test-support/tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 import { makeGroupJournal } from './group-journal.ts';
 import { once } from 'node:events';
 import { planCommandTags, spawnGroup } from './group.ts';

@@ -1,72 +1,40 @@
 // The executor as a real child process, for the tests that kill it (kill -9 must hit a real
-// process) and for the benchmark. tsx costs ~0.8 s per start here, so device/main.ts is bundled
-// once with esbuild (tsx's own transpiler, pinned in devDependencies) and started with plain node.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+// process) and for the benchmark: its bundle under plain node (testkit/bundles.ts; tsx costs
+// ~0.8 s per start here).
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { bundled } from '../../../testkit/bundles.ts';
+import { startProcess, type Exit, type TestProcess } from '../../../testkit/process.ts';
 import { readProcStat } from '../proc/proc-stat.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-
-let bundled: Promise<string> | null = null;
-
 /** device/main.ts as one ESM file inside node_modules/.cache (so `ws` still resolves). */
-export const bundleExecutor = (): Promise<string> => {
-  bundled ??= (async () => {
-    const dir = join(REPO, 'node_modules/.cache/dsh-device-executor');
-    mkdirSync(dir, { recursive: true });
-    const out = join(dir, 'main.mjs');
-    const temp = join(dir, `main.${randomBytes(4).toString('hex')}.mjs`);
-    await build({
-      entryPoints: [join(REPO, 'device/main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      outfile: temp,
-      logLevel: 'silent',
-    });
-    renameSync(temp, out);
-    return out;
-  })();
-  return bundled;
-};
+export const bundleExecutor = (): Promise<string> => bundled('device/main.ts');
 
 export type ExecutorChild = {
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly child: TestProcess['child'];
   readonly pid: number;
   /** Everything the process wrote to stdout / stderr (its log lines go to stderr). */
   readonly stdout: () => string;
   readonly stderr: () => string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<Exit>;
 };
 
+/** In the test's own process group (as a user's shell would start it), with exactly `env`. */
 export const spawnExecutor = async (
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ExecutorChild> => {
   const main = await bundleExecutor();
-  const child = spawn(process.execPath, [main, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const p = startProcess('executor', process.execPath, [main, ...args], {
     env,
+    replaceEnv: true,
+    ownGroup: false,
+    closeStdin: true,
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once('exit', (code, signal) => r({ code, signal })),
-  );
   await new Promise((r, j) => {
-    child.once('spawn', r);
-    child.once('error', j);
+    p.child.once('spawn', r);
+    p.child.once('error', j);
   });
-  return { child, pid: child.pid as number, stdout: () => out, stderr: () => err, exited };
+  return { child: p.child, pid: p.pid, stdout: p.stdout, stderr: p.stderr, exited: p.exited };
 };
 
 /** Inodes of the sockets a process holds open. */

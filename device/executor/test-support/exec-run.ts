@@ -6,7 +6,7 @@ import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';
 import { makeGroupJournal } from '../proc/group-journal.ts';
-import type { makeTmpDirs } from './tmp.ts';
+import type { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 export type ExecStartOptions = {
   timeoutMs?: number;

@@ -14,7 +14,7 @@ import {
   type ExecutorOptions,
 } from '../index.ts';
 import { startFaultProxy } from './fault-proxy.ts';
-import { makeTmpDirs } from './tmp.ts';
+import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 export type Harness = Awaited<ReturnType<typeof makeHarness>>;
 

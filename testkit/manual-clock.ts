@@ -1,5 +1,7 @@
-// A manual clock for rules about time: nothing fires until the test calls advance().
-import type { TimerHandle, Timers } from '../timers.ts';
+// The one manual clock for rules about time (the relay's and the machine's, through the one
+// Timers type of protocol/timers.ts): nothing fires until the test calls advance(), and then every
+// due timer fires in time order, the clock standing at its moment.
+import type { TimerHandle, Timers } from '../protocol/timers.ts';
 
 type Entry = { id: number; at: number; every: number | null; fn: () => void };
 

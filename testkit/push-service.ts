@@ -1,6 +1,7 @@
 // A local fake Web Push service (plain HTTP on 127.0.0.1) and a fake browser subscription that
-// can decrypt what the relay sent (RFC 8291 message encryption, RFC 8188 aes128gcm). Self-
-// contained (node:http and node:crypto only) so other test suites can copy it verbatim.
+// can decrypt what the relay sent (RFC 8291 message encryption, RFC 8188 aes128gcm). The relay
+// reaches it only through its test-only unsafe push origin (D4); the relay's and the machine's
+// tests share it.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +35,16 @@ export type FakePushService = {
   inFlight(): number;
   maxInFlight(): number;
   nextRequest(): Promise<PushRequestSeen>;
+  /** Requests received so far (answered or not). */
   received(): number;
+  /** E6: the subscription ids (`subscription(id)`) of the requests received so far, in order. */
+  receivedFor(): string[];
+  /** Requests whose answer has been written out so far. */
+  answeredCount(): number;
+  /** Resolves once `n` requests in total have been answered (bounded). */
+  answered(n: number, timeoutMs?: number): Promise<void>;
+  /** A browser-like subscription at endpoint(id) (a real P-256 key and 16-byte auth). */
+  subscription(id: string): FakeSubscriber['subscription'];
   close(): Promise<void>;
 };
 
@@ -45,6 +55,8 @@ export async function startFakePushService(): Promise<FakePushService> {
   const queue: PushRequestSeen[] = [];
   const waiters: ((r: PushRequestSeen) => void)[] = [];
   let count = 0;
+  const receivedIds: string[] = [];
+  let answeredCount = 0;
   let mode: FakePushMode = { kind: 'normal' };
   let holding: (() => void)[] = [];
   let inFlight = 0;
@@ -80,13 +92,18 @@ export async function startFakePushService(): Promise<FakePushService> {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       const seen = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      receivedIds.push(seen.path.replace(/^\/push\//, ''));
       const status = statuses.shift() ?? 201;
       let answered = false;
       const answer = () => {
         if (answered) return;
         answered = true;
         inFlight--;
-        if (!res.destroyed) res.writeHead(status).end();
+        if (!res.destroyed)
+          res.writeHead(status).end(() => {
+            answeredCount++;
+            check();
+          });
       };
       res.on('close', () => {
         if (!answered) {
@@ -148,6 +165,22 @@ export async function startFakePushService(): Promise<FakePushService> {
       });
     },
     received: () => count,
+    receivedFor: () => [...receivedIds],
+    answeredCount: () => answeredCount,
+    answered(n, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`push service: ${answeredCount} of ${n} answered in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        void when(() => answeredCount >= n).then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+    subscription: (id) => makeFakeSubscriber(`${origin}/push/${id}`).subscription,
     close() {
       for (const t of timers) clearTimeout(t);
       for (const answer of holding) answer();

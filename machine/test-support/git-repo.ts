@@ -1,14 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import os from 'node:os';
-import path from 'node:path';
-import { realpathSync } from 'node:fs';
-
-/** A fresh real folder (realpath'd), removed by the returned cleanup. */
-export function makeTmpDir(prefix = 'machine-test-'): { dir: string; cleanup(): void } {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Runs git in `cwd` with an identity of its own (a machine where git was never configured). */
 export const git = (cwd: string, ...args: string[]): string =>

@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+// Linux /proc views of a process and its group. A killed process stays a zombie until its parent
+// reaps it — for orphans that is PID 1, whenever it gets to it — so a zombie counts as gone: it
+// runs nothing and holds nothing but its table entry.
+
+/** `state` and `pgrp` of /proc/<pid>/stat, or null when the process is gone. */
+function stat(pid: string | number): { state: string; pgrp: number } | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+  const [state = '', , pgrp] = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state, pgrp: Number(pgrp) };
+}
+
+/** True when `pid` no longer runs (absent, a zombie, or dead). */
+export function isGone(pid: number): boolean {
+  const s = stat(pid);
+  return s === null || s.state === 'Z' || s.state === 'X';
+}
+
+/** The processes of group `pgid` that still run, as `pid state`. */
+export function liveInGroup(pgid: number): string[] {
+  const live: string[] = [];
+  for (const pid of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    const s = stat(pid);
+    if (s && s.pgrp === pgid && s.state !== 'Z' && s.state !== 'X') live.push(`${pid} ${s.state}`);
+  }
+  return live;
+}
+
+/** Signals the whole group `pgid`; false when no member is left to signal. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
