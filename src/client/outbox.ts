@@ -58,6 +58,8 @@ export type Outbox = {
   confirm(roomId: string, message: MachineMessage): OutboxEntry[];
   remove(requestId: string): void;
   forgetRoom(roomId: string): void;
+  /** E6: after a `room.rotate` the actions still waiting go to the machine in its new room. */
+  moveRoom(from: string, to: string): void;
 };
 
 const MESSAGE_REFUSALS: readonly string[] = [
@@ -216,6 +218,18 @@ export function makeOutbox(options: {
     },
     forgetRoom(roomId) {
       drop(new Set(list.filter((e) => e.roomId === roomId).map((e) => e.requestId)));
+      persist();
+    },
+    moveRoom(from, to) {
+      list = list.map((e) =>
+        e.roomId !== from
+          ? e
+          : {
+              ...e,
+              roomId: to,
+              state: e.state === ACTION_STATES.sent ? ACTION_STATES.unconfirmed : e.state,
+            },
+      );
       persist();
     },
   };
