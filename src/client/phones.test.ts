@@ -272,6 +272,29 @@ describe('E6: revocation by room rotation, followed without any user action', ()
   });
 });
 
+describe('E6: only the machine saying so removes this phone', () => {
+  it('E6: a refused revoke of a phone revoked already (phone-revoked about the target) keeps this pairing', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    m.say(ws, {
+      type: 'error',
+      message: 'revoked already',
+      context: 'phone.revoke',
+      reason: 'phone-revoked',
+    });
+    await flush();
+    expect(stored(kv)).toHaveLength(1);
+    expect(client.state().removed).toEqual([]);
+    m.say(ws, {
+      type: 'error',
+      message: 'removed',
+      context: 'phone.register',
+      reason: 'phone-revoked',
+    });
+    await flush();
+    expect(stored(kv)).toEqual([]);
+  });
+});
+
 describe('E6: the phone’s readable name', () => {
   it.each([
     [

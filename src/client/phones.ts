@@ -74,5 +74,10 @@ export function removedBy(paired: PairedMachine, message: MachineMessage): boole
   if (phoneId === undefined) return false;
   if (message.type === 'phones')
     return message.phones.some((p) => p.phoneId === phoneId && p.revoked);
-  return message.type === 'error' && message.reason === 'phone-revoked';
+  // A refused phone.revoke says `phone-revoked` about the *target* (revoked already), not us.
+  return (
+    message.type === 'error' &&
+    message.reason === 'phone-revoked' &&
+    message.context !== 'phone.revoke'
+  );
 }

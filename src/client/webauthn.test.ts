@@ -164,4 +164,18 @@ describe('E7: verified presence before risky decisions', () => {
     expect(full).toHaveProperty('presence');
     expect(standard).not.toHaveProperty('presence');
   });
+
+  it('E7: an allow refused with presence-required or presence-invalid is answered: the card stays and may be tried again', async () => {
+    for (const reason of ['presence-required', 'presence-invalid']) {
+      const { client, m, ws } = await setup();
+      await client.respondApproval(m.roomId, 'a1', 'allow');
+      expect(client.state().outbox).toHaveLength(1);
+      m.say(ws, { type: 'error', message: 'no', context: 'a1', sessionId: 's1', reason });
+      expect(client.state().outbox).toEqual([]);
+      const view = client.state().machines[0];
+      expect(view?.approvals.a1).toBeDefined();
+      expect(view?.errors[0]).toMatchObject({ context: 'a1', reason });
+      expect((await client.respondApproval(m.roomId, 'a1', 'allow')).ok).toBe(true);
+    }
+  });
 });

@@ -11,6 +11,7 @@ const NewSession = lazy(() => import('./screens/NewSession.tsx'));
 const Settings = lazy(() => import('./screens/Settings.tsx'));
 const Pair = lazy(() => import('./screens/Pair.tsx'));
 const Rules = lazy(() => import('./screens/Rules.tsx'));
+const Phones = lazy(() => import('./screens/Phones.tsx'));
 
 export function App() {
   const ui = useUi();
@@ -73,6 +74,14 @@ export function App() {
             })()}
           >
             {(m) => <Rules roomId={m().roomId} />}
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'phones' ? x : null;
+            })()}
+          >
+            {(m) => <Phones roomId={m().roomId} />}
           </Match>
           <Match when={sessionKey()} keyed>
             {(_key: string) => (
