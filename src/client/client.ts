@@ -41,6 +41,7 @@ import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import { cleanPhoneName, makePhoneIdentity, registerFields } from './phone-identity.ts';
 import { keyToPin, phonesOffered, readRotate, removedBy, shouldRegister } from './phones.ts';
+import { PRESENCE_ROOMS_KEY } from './push/store-layout.ts';
 import { makeReplyNotes } from './reply-notes.ts';
 import {
   challengeOf,
@@ -85,6 +86,21 @@ export function makeClient(deps: ClientDeps) {
   const following = new Set<string>();
   let rotateFailures: Record<string, string> = {};
   let credential: WebAuthnCredential | null = null;
+  // E7: the rooms the worker must not offer Allow for (PRESENCE_ROOMS_KEY), as last written.
+  let presenceRooms: string | null = null;
+  const syncPresenceRooms = () => {
+    const list = Object.values(views)
+      .filter((v) => v.status?.capabilities?.presence !== undefined)
+      .map((v) => v.roomId)
+      .sort();
+    const text = JSON.stringify(list);
+    if (text === presenceRooms) return;
+    presenceRooms = text;
+    deps.kv.set(PRESENCE_ROOMS_KEY, list).catch(() => {
+      presenceRooms = null;
+      log('presence: the rooms that need presence could not be stored');
+    });
+  };
   let snapshot: ClientState | null = null;
   // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
   // card the machine no longer holds is dropped instead of re-sent.
@@ -147,7 +163,10 @@ export function makeClient(deps: ClientDeps) {
       true,
     );
     if (message.type === 'session.snapshot' && snapshotCame(roomId)) resend(roomId);
-    if (message.type === 'machine.status') void pinAndRegister(room, message);
+    if (message.type === 'machine.status') {
+      syncPresenceRooms();
+      void pinAndRegister(room, message);
+    }
   };
 
   // E6: pins the machine's first box key, then registers if the machine offers phones.
@@ -207,6 +226,7 @@ export function makeClient(deps: ClientDeps) {
       outbox.moveRoom(from, to);
       cache.forget(from);
       movedFrom.set(to, { roomId: from, relay: room.paired.relay });
+      syncPresenceRooms();
       changed();
       const c = connections.get(moved.relay);
       if (c) c.join(to);
@@ -451,6 +471,7 @@ export function makeClient(deps: ClientDeps) {
     cache.forget(roomId);
     const { [roomId]: _gone, ...rest } = views;
     views = rest;
+    syncPresenceRooms();
     changed();
   };
   const closeRelay = (relay: string) => {
@@ -513,6 +534,7 @@ export function makeClient(deps: ClientDeps) {
         }
       }
       ready = true;
+      syncPresenceRooms();
       changed();
       for (const relay of new Set(list.map((p) => p.relay))) connectionFor(relay);
     },

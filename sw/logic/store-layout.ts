@@ -10,6 +10,12 @@ export const PAIRINGS_KEY = 'pairings';
 export const PUSH_SETTINGS_KEY = 'push-settings';
 /** Record<roomId, PushActivity> — written by the worker on every push it receives. */
 export const PUSH_ACTIVITY_KEY = 'push-activity';
+/**
+ * E7: string[] of the room ids whose machine announced a presence policy — written by the page
+ * (src/client/client.ts) from `machine.status`; the worker then offers only Deny on their
+ * approvals (an assertion needs WebAuthn, which a service worker does not have).
+ */
+export const PRESENCE_ROOMS_KEY = 'presence-rooms';
 
 export const LANGUAGES = { en: 'en', zh: 'zh' } as const;
 export type Language = (typeof LANGUAGES)[keyof typeof LANGUAGES];

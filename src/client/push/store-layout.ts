@@ -8,6 +8,12 @@ export const PAIRINGS_KEY = 'pairings';
 export const PUSH_SETTINGS_KEY = 'push-settings';
 /** Record<roomId, { at, kind }> — written by the worker on every push. */
 export const PUSH_ACTIVITY_KEY = 'push-activity';
+/**
+ * E7: string[] of the room ids whose machine announced a presence policy — written by the page
+ * (src/client/client.ts) from `machine.status`; the worker then offers only Deny on their
+ * approvals (an assertion needs WebAuthn, which a service worker does not have).
+ */
+export const PRESENCE_ROOMS_KEY = 'presence-rooms';
 /** PersistedPushClient — this module's own state across app starts. */
 export const PUSH_CLIENT_KEY = 'push-client';
 
