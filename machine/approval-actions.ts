@@ -1,5 +1,6 @@
 import {
   approvalRespondRefusal,
+  decisionChallengeText,
   type ApprovalRefusal,
   type ApprovalRespond,
   type MachineMessage,
@@ -59,6 +60,20 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
           }),
         ];
       }
+      // E7: only an allow of a request that needs presence; a deny never does.
+      if (m.decision === 'allow' && open.presence === true) {
+        const text = decisionChallengeText(m.approvalId, m.decision, m.requestId, m.ts);
+        const presence = core.presence.check(m.presence, text);
+        if (presence !== null) {
+          return [
+            errorMsg(presence.message, {
+              context: m.approvalId,
+              sessionId: open.sessionId,
+              reason: presence.reason,
+            }),
+          ];
+        }
+      }
       let ruleAdded = false;
       if (m.scope === 'session' || m.scope === 'always') {
         const s = core.sessions.get(open.sessionId);
@@ -83,6 +98,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
         return notPending();
       // After the approval.closed this returns (sent synchronously by the caller).
       if (ruleAdded) queueMicrotask(() => core.rulesChanged());
+      const by = core.decidedBy(m.phoneId);
       return [
         {
           v: 1,
@@ -91,6 +107,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
           approvalId: m.approvalId,
           resolution: m.decision,
           ...(m.edited !== undefined ? { edited: true as const } : {}),
+          ...(by ? { by } : {}),
         },
       ];
     },

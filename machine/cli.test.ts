@@ -17,6 +17,8 @@ describe('CLI', () => {
       '--app-url',
       'http://x:1/',
       '--allow-full-access',
+      '--require-presence',
+      'risky',
       '--re-pair',
       '--push-answer-window-ms',
       '2500',
@@ -31,6 +33,7 @@ describe('CLI', () => {
         stateDir: '/s',
         appUrl: 'http://x:1',
         allowFullAccess: true,
+        requirePresence: 'risky',
         rePair: true,
         verbose: false,
         pushAnswerWindowMs: 2500,
@@ -42,7 +45,13 @@ describe('CLI', () => {
     const r = parseCli(['--relay', 'wss://relay.example']);
     expect(r).toMatchObject({
       ok: true,
-      options: { roots: [], allowFullAccess: false, rePair: false, appUrl: DEFAULT_APP_URL },
+      options: {
+        roots: [],
+        allowFullAccess: false,
+        requirePresence: 'none',
+        rePair: false,
+        appUrl: DEFAULT_APP_URL,
+      },
     });
     expect(DEFAULT_APP_URL).toBe('http://127.0.0.1:4173');
   });
@@ -56,6 +65,7 @@ describe('CLI', () => {
       '--state-dir',
       '--app-url',
       '--allow-full-access',
+      '--require-presence',
       '--re-pair',
       '--push-answer-window-ms',
       '--device-lane-port',
@@ -72,6 +82,8 @@ describe('CLI', () => {
     [['--relay', 'http://x'], 'bad-relay-url'],
     [['--relay', 'ws://x', '--app-url', 'ftp://x'], 'bad-app-url'],
     [['--relay', 'ws://x', '--bogus'], 'bad-args'],
+    [['--relay', 'ws://x', '--require-presence', 'some'], 'bad-require-presence'],
+    [['--relay', 'ws://x', '--require-presence', ''], 'bad-require-presence'],
     [['--relay'], 'bad-args'],
     [['--relay', 'ws://x', '--push-answer-window-ms', '0'], 'bad-push-answer-window'],
     [['--relay', 'ws://x', '--push-answer-window-ms', '1.5'], 'bad-push-answer-window'],

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
+import { isMember } from '../protocol/index.ts';
 import { DESK_HELP } from './desk.ts';
+import { PRESENCE_POLICIES, type PresencePolicy } from './presence-gate.ts';
 import { PUSH_ANSWER_WINDOW_MS } from './push-receipts.ts';
 
 // `npm run machine -- …`: parsed at the edge into typed options or one clear error.
@@ -19,6 +21,10 @@ Options:
   --state-dir <dir>      where the pairing secret lives (default: ${DEFAULT_STATE_DIR})
   --app-url <url>        the app's address for the pairing link (default: ${DEFAULT_APP_URL})
   --allow-full-access    let phones dispatch sessions with access:'full' (default: refused)
+  --require-presence none|risky|all
+                         which allows need the owner's fingerprint or face on the phone (E7):
+                         risky ones (no rule offered), all, or none (default: none); a deny
+                         never does, a full-access dispatch does under risky and all
   --re-pair              discard the pairing secret and make a new one (old phones must re-pair)
   --push-answer-window-ms <n>
                          after a push hint, how long the relay's silence must last before the
@@ -42,6 +48,8 @@ export type CliOptions = {
   stateDir: string;
   appUrl: string;
   allowFullAccess: boolean;
+  /** E7: `--require-presence`. */
+  requirePresence: PresencePolicy;
   rePair: boolean;
   /** `--push-answer-window-ms`: absent means PUSH_ANSWER_WINDOW_MS. */
   pushAnswerWindowMs?: number;
@@ -64,7 +72,8 @@ export type CliResult =
         | 'bad-app-url'
         | 'bad-device-lane-port'
         | 'bad-device'
-        | 'bad-push-answer-window';
+        | 'bad-push-answer-window'
+        | 'bad-require-presence';
       message: string;
     };
 
@@ -90,6 +99,7 @@ export function parseCli(argv: readonly string[]): CliResult {
         'state-dir': { type: 'string' },
         'app-url': { type: 'string' },
         'allow-full-access': { type: 'boolean' },
+        'require-presence': { type: 'string' },
         're-pair': { type: 'boolean' },
         'device-lane-port': { type: 'string' },
         device: { type: 'string' },
@@ -147,6 +157,14 @@ export function parseCli(argv: readonly string[]): CliResult {
       message: `--push-answer-window-ms must be a whole number of milliseconds, 1-9999999: ${windowMs}`,
     };
   }
+  const presence = values['require-presence'] ?? 'none';
+  if (!isMember(PRESENCE_POLICIES, presence)) {
+    return {
+      ok: false,
+      code: 'bad-require-presence',
+      message: `--require-presence must be none, risky or all: ${presence}`,
+    };
+  }
   return {
     ok: true,
     help: false,
@@ -157,6 +175,7 @@ export function parseCli(argv: readonly string[]): CliResult {
       stateDir: values['state-dir'] ?? DEFAULT_STATE_DIR,
       appUrl,
       allowFullAccess: values['allow-full-access'] ?? false,
+      requirePresence: presence,
       rePair: values['re-pair'] ?? false,
       verbose: values.verbose ?? false,
       ...(device !== undefined ? { device } : {}),

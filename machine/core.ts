@@ -1,7 +1,8 @@
-import type { CompactPushFields, MachineMessage } from '../protocol/index.ts';
+import type { CompactPushFields, DecidedBy, MachineMessage } from '../protocol/index.ts';
 import type { UpdateScheduler } from './activity.ts';
 import type { Log } from './log.ts';
 import type { Pending } from './pending.ts';
+import type { PresenceGate } from './presence-gate.ts';
 import type { Rules } from './rules.ts';
 import type { SessionStore } from './sessions.ts';
 import type { Timers } from './timers.ts';
@@ -23,4 +24,8 @@ export type Core = {
   /** Seals and sends; when no phone is online, push-worthy messages carry a compact push. */
   send(message: MachineMessage, push?: CompactPushFields): void;
   host(): ToolHost;
+  /** E6: `by` for a decision claimed by this phone (absent: unknown or no phoneId). */
+  decidedBy(phoneId: string | undefined): DecidedBy | undefined;
+  /** E7: the presence policy and the check of an assertion. */
+  readonly presence: PresenceGate;
 };

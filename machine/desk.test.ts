@@ -22,6 +22,19 @@ const text: QuestionItem = {
 };
 
 describe('desk commands', () => {
+  it('E6: parses phones and revoke-phone <phoneId>; revoke-phone without an id says which argument is missing', () => {
+    expect(parseDeskLine('phones')).toEqual({ ok: true, command: { kind: 'phones' } });
+    expect(parseDeskLine('revoke-phone 7c9e')).toEqual({
+      ok: true,
+      command: { kind: 'revoke-phone', id: '7c9e' },
+    });
+    expect(parseDeskLine('revoke-phone')).toMatchObject({
+      ok: false,
+      code: 'desk-missing-argument',
+      message: 'revoke-phone: which phone? revoke-phone <phoneId> (see: phones) (try: help)',
+    });
+  });
+
   it('E2: parses rules and revoke <ruleId>; revoke without an id says which argument is missing', () => {
     expect(parseDeskLine('rules')).toEqual({ ok: true, command: { kind: 'rules' } });
     expect(parseDeskLine('revoke 5b0e')).toEqual({

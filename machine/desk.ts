@@ -1,5 +1,6 @@
 import type { QuestionAnswer, QuestionItem } from '../protocol/index.ts';
 import type { MachineHandle } from './machine.ts';
+import { describePhones, revokePhoneAtDesk } from './desk-phones.ts';
 import type { Terminal } from './terminal.ts';
 
 // The desktop side: while the machine runs, the terminal shows approvals and questions as they
@@ -16,13 +17,15 @@ export const DESK_HELP = `Desk commands:
   sessions                           the sessions this machine holds (live, or kept from before)
   rules                              remembered approvals (E2): id, scope, key, uses
   revoke <ruleId>                    forget a remembered approval (the next request asks again)
+  phones                             the phones of this machine (E6): id, name, last seen
+  revoke-phone <phoneId>             cut a lost phone off (E6): the others move to a new room
   status                             the relay, phones, and what is pending
   help                               this list
 Ids may be shortened to any unique prefix.`;
 
 export type DeskCommand =
-  | { kind: 'help' | 'list' | 'sessions' | 'status' | 'rules' }
-  | { kind: 'allow' | 'deny' | 'revoke'; id: string }
+  | { kind: 'help' | 'list' | 'sessions' | 'status' | 'rules' | 'phones' }
+  | { kind: 'allow' | 'deny' | 'revoke' | 'revoke-phone'; id: string }
   | { kind: 'answer'; id: string; text: string };
 
 export type DeskParse =
@@ -45,7 +48,12 @@ export function parseDeskLine(line: string): DeskParse | null {
     case 'sessions':
     case 'status':
     case 'rules':
+    case 'phones':
       return { ok: true, command: { kind: cmd } };
+    case 'revoke-phone':
+      return rest[0]
+        ? { ok: true, command: { kind: cmd, id: rest[0] } }
+        : missing('which phone? revoke-phone <phoneId> (see: phones)');
     case 'revoke':
       return rest[0]
         ? { ok: true, command: { kind: cmd, id: rest[0] } }
@@ -176,6 +184,17 @@ export function runDeskLine(machine: MachineHandle, line: string): string[] {
       return describePending(machine);
     case 'rules':
       return describeRules(machine);
+    case 'phones':
+      return describePhones(machine);
+    case 'revoke-phone': {
+      const active = machine.phones().filter((p) => !p.revoked);
+      const id = resolveId(
+        c.id,
+        active.map((p) => p.phoneId),
+        'active phone',
+      );
+      return id.ok ? revokePhoneAtDesk(machine, id.id) : [id.message];
+    }
     case 'revoke': {
       const id = resolveId(
         c.id,

@@ -1,4 +1,6 @@
 import {
+  dispatchChallengeText,
+  dispatchNeedsPresence,
   MAX_PROMPT_BYTES,
   MAX_PROMPT_CHARS,
   textLimitReason,
@@ -41,6 +43,11 @@ export async function runDispatch(
       'full-access-disabled',
       'full access is off on this machine: start it with --allow-full-access',
     );
+  }
+  // E7: a full-access dispatch needs verified presence under any presence policy.
+  if (dispatchNeedsPresence(core.presence.requirement, access)) {
+    const refused = core.presence.check(m.presence, dispatchChallengeText(m.requestId, m.ts));
+    if (refused !== null) return refuse(refused.reason, refused.message);
   }
   const promptLimit = textLimitReason(m.prompt, 'prompt');
   if (promptLimit !== null) {

@@ -3,6 +3,7 @@ import type {
   BackoffProfile,
   CompactPushFields,
   MachineMessage,
+  PhoneEntry,
   PushReceipt,
   QuestionAnswer,
   RuleEntry,
@@ -11,6 +12,7 @@ import type {
 } from '../protocol/index.ts';
 import type { Log } from './log.ts';
 import type { OpenApproval, OpenQuestion } from './pending.ts';
+import type { PresencePolicy } from './presence-gate.ts';
 import type { Timers } from './timers.ts';
 import type { ToolHostProvider } from './tool-host.ts';
 import type { StoredEntry } from './transcript.ts';
@@ -25,6 +27,8 @@ export type MachineOptions = {
   stateDir: string;
   appUrl: string;
   allowFullAccess?: boolean;
+  /** E7: `--require-presence`; default `none`. */
+  requirePresence?: PresencePolicy;
   rePair?: boolean;
   log?: Log;
   /** Clock and timers for every rule about time (coalescing, 60 s status, D11, expiry, sleep:). */
@@ -54,6 +58,8 @@ export type MachineEvents = {
   /** The room's last push outcome changed (it goes to the phone in machine.status). */
   pushReceipt?(receipt: PushReceipt): void;
   connected?(): void;
+  /** E6: a revoke moved the machine to a new room; this is the pairing code to show now. */
+  pairingChanged?(pairing: MachineHandle['pairing']): void;
 };
 
 export type MachineStatusView = {
@@ -68,7 +74,11 @@ export type MachineStatusView = {
 
 export type LocalResult =
   | { ok: true }
-  | { ok: false; code: 'not-pending' | 'bad-answer' | 'no-session' | 'no-rule'; message: string };
+  | {
+      ok: false;
+      code: 'not-pending' | 'bad-answer' | 'no-session' | 'no-rule' | 'no-phone';
+      message: string;
+    };
 
 export type MachineHandle = {
   readonly pairing: {
@@ -105,6 +115,10 @@ export type MachineHandle = {
   rules(): RuleEntry[];
   /** E2: the desk's `revoke <ruleId>`; the phone gets the new `rules`. */
   revokeRule(ruleId: string): LocalResult;
+  /** E6: every phone that registered, revoked ones included (the desk's `phones`). */
+  phones(): PhoneEntry[];
+  /** E6: the desk's `revoke-phone <phoneId>`: the phone is cut off, the others move rooms. */
+  revokePhone(phoneId: string): LocalResult;
   /** Waits for the relay's hello-ok (bounded). */
   connected(timeoutMs?: number): Promise<void>;
   on(events: MachineEvents): () => void;

@@ -2,16 +2,14 @@ import { randomUUID } from 'node:crypto';
 import {
   ACTIVITY_COALESCE_MS,
   clampText,
-  encodePairing,
+  encodeBoxKey,
   isMember,
   MAX_MACHINE_NAME_CHARS,
   open,
   PHONE_MESSAGE_TYPES,
-  pairingLink,
   parsePhoneMessage,
-  roomKeys,
   STATUS_INTERVAL_MS,
-  toBase64Url,
+  type CompactPushFields,
   type MachineMessage,
   type RuleEntry,
 } from '../protocol/index.ts';
@@ -27,16 +25,20 @@ import {
   type MachineOptions,
 } from './machine-types.ts';
 import { checkAnswers, makePending, type OpenQuestion } from './pending.ts';
-import { clampApprovalTitle, clampDetail, clampItems, makeFrameSealer } from './outbound.ts';
+import { loadOrCreateBoxKey } from './box-key.ts';
+import { clampApprovalTitle, clampDetail, clampItems } from './outbound.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { makePhoneIdentity } from './phone-identity.ts';
+import { makePhones, toEntry } from './phones.ts';
+import { makePresenceGate } from './presence-gate.ts';
 import { pushFor } from './push-hints.ts';
 import { makePushReceipts } from './push-receipts.ts';
-import { makeRelayLink } from './relay-link.ts';
+import type { RelayLinkEvents } from './relay-link.ts';
+import { makeRooms } from './rooms.ts';
 import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore, toWireSession } from './sessions.ts';
 import { snapshotMessages } from './snapshot.ts';
-import { loadOrCreateSecret, writePairingCode } from './state-dir.ts';
 import { openStore } from './store.ts';
 import { makeTranscripts } from './transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
@@ -68,16 +70,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     options.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim() || 'machine',
     { chars: MAX_MACHINE_NAME_CHARS },
   ).text;
-  const { secret, created } = loadOrCreateSecret(options.stateDir, options.rePair ?? false);
-  const { roomId, key } = roomKeys(secret);
-  const code = encodePairing({
-    v: 1,
-    relay: options.relay,
-    secret: toBase64Url(secret),
-    machine: name,
-  });
-  const codeFile = writePairingCode(options.stateDir, code);
-  const link = pairingLink(options.appUrl, code);
+  // E6: the key pair phones pin; made before anything joins a room.
+  const boxKeyPair = loadOrCreateBoxKey(options.stateDir);
   if (options.rePair)
     log('warn', 're-paired', 'new pairing secret: phones paired before must scan the new code');
 
@@ -89,9 +83,16 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     for (const l of listeners) (l[k] as ((...a: unknown[]) => void) | undefined)?.(...args);
   };
 
-  const sealer = makeFrameSealer(roomId, key);
-  /** Frames kept while the relay is away; `push` marks those carrying a push hint. */
-  const outbox: { frame: string; push: boolean }[] = [];
+  /**
+   * Frames kept while the relay is away; `push` marks those carrying a push hint. A frame sealed
+   * for a room the machine has left (E6) is sealed again for the current one when it goes out.
+   */
+  const outbox: {
+    frame: string;
+    push: CompactPushFields | undefined;
+    message: MachineMessage;
+    roomId: string;
+  }[] = [];
   let phoneOnline = false;
   let rePairNeeded = false;
   let closing = false;
@@ -130,13 +131,14 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     // The same for `rules` (E2): a phone that joins asks with rules.get.
     if (!phoneOnline && (message.type === 'session.update' || message.type === 'rules')) return;
     const push = phoneOnline ? undefined : pushFor(message, (id) => sessions.get(id)?.title);
-    const frame = sealer.frame(message, push);
+    const room = rooms.current();
+    const frame = room.sealer.frame(message, push);
     if (frame === null) {
       log('error', 'frame-too-large', `${message.type} does not fit the 16 KiB envelope; not sent`);
       return;
     }
     options.onSend?.(message, push, frame);
-    if (relay.send(frame)) {
+    if (room.link.send(frame)) {
       if (push !== undefined) receipts.hintSent();
     } else {
       // State (status, snapshot, updates) is re-sent on reconnect; results and closes are kept.
@@ -146,7 +148,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         message.type !== 'rules' &&
         message.type !== 'session.snapshot'
       ) {
-        outbox.push({ frame, push: push !== undefined });
+        outbox.push({ frame, push, message, roomId: room.roomId });
         if (outbox.length > MAX_OUTBOX_FRAMES) outbox.shift();
       }
     }
@@ -163,8 +165,15 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     expiresAt: q.expiresAt,
   });
 
+  const phones = makePhones(store, () => timers.now());
+  const presence = makePresenceGate({
+    policy: options.requirePresence ?? 'none',
+    phones,
+    log,
+  });
   const pending = makePending({
     timers,
+    needsPresence: presence.approvalNeedsPresence,
     ...(options.approvalTimeoutMs !== undefined
       ? { approvalTimeoutMs: options.approvalTimeoutMs }
       : {}),
@@ -230,7 +239,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     now: () => timers.now(),
     // The reply to rules.get carries a requestId too: leave room for one.
     fits: (list) =>
-      sealer.frame({ ...rulesMessage(list), requestId: randomUUID() } as MachineMessage) !== null,
+      rooms.current().sealer.frame({
+        ...rulesMessage(list),
+        requestId: randomUUID(),
+      } as MachineMessage) !== null,
   });
   const rulesChanged = () => send(rulesMessage(rules.list()));
 
@@ -245,8 +257,18 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     roots: allowedRoots,
     rules,
     rulesChanged,
+    decidedBy: (phoneId) => identity.by(phoneId),
+    presence,
   };
   const turns = makeTurns(core);
+  const identity = makePhoneIdentity({
+    core,
+    phones,
+    rooms: () => rooms,
+    boxKeyPair,
+    relay: options.relay,
+    machineName: name,
+  });
 
   const status = (): MachineMessage => {
     const pushReceipt = receipts.current();
@@ -263,11 +285,12 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         approvalRules: true,
         approvalEdit: true,
         interrupt: true,
-        // E6 (and E7's presence, absent): not built on this machine yet.
-        phones: false,
+        phones: true,
+        ...(presence.requirement ? { presence: presence.requirement } : {}),
       },
       ...(pushReceipt ? { pushReceipt } : {}),
       instance,
+      boxKey: encodeBoxKey(boxKeyPair.publicKey),
     };
   };
 
@@ -281,7 +304,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       sessions.list().map(toWireSession),
       open,
       timers.now(),
-      (m) => sealer.frame(m) !== null,
+      (m) => rooms.current().sealer.frame(m) !== null,
     ))
       send(m);
     // D8: re-remind every open approval and question; the phone dedupes by id.
@@ -296,6 +319,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     roots: allowedRoots,
     allowFullAccess: options.allowFullAccess ?? false,
     seen,
+    identity,
+    phones,
     sendSnapshotAndRemind,
   });
 
@@ -315,7 +340,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   }
 
   function onPayload(payload: string): void {
-    const opened = open(payload, key);
+    const opened = open(payload, rooms.current().key);
     if (!opened.ok) {
       log('warn', `decrypt-${opened.code}`, 'a frame could not be opened');
       setRePair(true);
@@ -363,40 +388,55 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     }, STATUS_INTERVAL_MS);
   };
 
-  const relay = makeRelayLink({
-    url: options.relay,
-    roomId,
-    log,
-    ...(options.random ? { random: options.random } : {}),
-    ...(options.backoff ? { profile: options.backoff } : {}),
-    events: {
-      helloOk(f) {
+  const events: RelayLinkEvents = {
+    helloOk(f) {
+      send(status());
+      const room = rooms.current();
+      for (const kept of outbox.splice(0)) {
+        const frame =
+          kept.roomId === room.roomId ? kept.frame : room.sealer.frame(kept.message, kept.push);
+        if (frame !== null && room.link.send(frame) && kept.push) receipts.hintSent();
+      }
+      phoneOnline = f.peers.phone > 0;
+      if (phoneOnline) sendSnapshotAndRemind();
+      fire('connected');
+    },
+    presence(f) {
+      if (f.role !== 'phone') return;
+      phoneOnline = f.online;
+      log('info', 'phone-presence', f.online ? 'a phone joined' : 'no phone online');
+      if (f.online) {
         send(status());
-        for (const kept of outbox.splice(0))
-          if (relay.send(kept.frame) && kept.push) receipts.hintSent();
-        phoneOnline = f.peers.phone > 0;
-        if (phoneOnline) sendSnapshotAndRemind();
-        fire('connected');
-      },
-      presence(f) {
-        if (f.role !== 'phone') return;
-        phoneOnline = f.online;
-        log('info', 'phone-presence', f.online ? 'a phone joined' : 'no phone online');
-        if (f.online) {
-          send(status());
-          sendSnapshotAndRemind();
-        }
-      },
-      msg: onPayload,
-      relayError(f) {
-        const aboutPush = receipts.relayError(f.code, f.message ?? '');
-        log(aboutPush ? 'warn' : 'error', `relay-${f.code}`, f.message ?? f.code);
-        fire('relayError', f.code, f.message ?? '');
-      },
-      down() {
-        phoneOnline = false;
-        receipts.linkLost();
-      },
+        sendSnapshotAndRemind();
+      }
+    },
+    msg: onPayload,
+    relayError(f) {
+      const aboutPush = receipts.relayError(f.code, f.message ?? '');
+      log(aboutPush ? 'warn' : 'error', `relay-${f.code}`, f.message ?? f.code);
+      fire('relayError', f.code, f.message ?? '');
+    },
+    down() {
+      phoneOnline = false;
+      receipts.linkLost();
+    },
+  };
+  const rooms = makeRooms({
+    relay: options.relay,
+    appUrl: options.appUrl,
+    stateDir: options.stateDir,
+    name,
+    rePair: options.rePair ?? false,
+    log,
+    timers,
+    store,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    events,
+    rotateFor: (phoneId, key) => identity.rotateFor(phoneId, key),
+    onMoved() {
+      phoneOnline = false;
+      fire('pairingChanged', rooms.current().pairing);
     },
   });
   armStatus();
@@ -418,11 +458,13 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   };
 
   const handle: MachineHandle = {
-    pairing: { code, link, roomId, codeFile, created },
+    get pairing() {
+      return rooms.current().pairing;
+    },
     instance,
     allowedRoots,
     status() {
-      const r = relay.state();
+      const r = rooms.current().link.state();
       return {
         connected: r.connected,
         phoneOnline,
@@ -492,6 +534,8 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       rulesChanged();
       return { ok: true };
     },
+    phones: () => phones.list().map(toEntry),
+    revokePhone: (id) => identity.revoke(id),
     disposeSession(id) {
       const s = sessions.get(id);
       if (s === undefined) return { ok: false, code: 'no-session', message: `no session ${id}` };
@@ -499,7 +543,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       return { ok: true };
     },
     connected(timeoutMs = 10_000) {
-      if (relay.state().connected) return Promise.resolve();
+      if (rooms.current().link.state().connected) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => {
           off();
@@ -529,7 +573,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
       pending.close();
       await stopped;
       scheduler.close();
-      await relay.close();
+      await rooms.close();
       await localHost.close();
       store.close();
       listeners.clear();

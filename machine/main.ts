@@ -46,6 +46,7 @@ try {
     stateDir: o.stateDir,
     appUrl: o.appUrl,
     allowFullAccess: o.allowFullAccess,
+    requirePresence: o.requirePresence,
     rePair: o.rePair,
     log,
     ...(o.pushAnswerWindowMs !== undefined ? { pushAnswerWindowMs: o.pushAnswerWindowMs } : {}),
@@ -62,17 +63,27 @@ try {
 
 // The pairing display is the one place the code (which holds the secret) is shown: it is meant
 // to be scanned or copied out of band. It never goes to the log stream (stderr).
-const qr = await terminalQr(
-  machine.pairing.code,
-  wantsColour(process.env, process.stdout.isTTY === true),
+const running = machine;
+async function showPairing(heading: string): Promise<void> {
+  const qr = await terminalQr(
+    running.pairing.code,
+    wantsColour(process.env, process.stdout.isTTY === true),
+  );
+  process.stdout.write(`\n${heading}\n\n${qr}\n`);
+  terminal.print(`Pairing code: ${running.pairing.code}`);
+  terminal.print(`Pairing link: ${running.pairing.link}`);
+  terminal.print(`(also in ${running.pairing.codeFile})\n`);
+}
+await showPairing(
+  `Pair a phone with machine "${terminalSafe(o.name)}" — scan this code in the app:`,
 );
-const out = process.stdout;
-out.write(
-  `\nPair a phone with machine "${terminalSafe(o.name)}" — scan this code in the app:\n\n${qr}\n`,
-);
-terminal.print(`Pairing code: ${machine.pairing.code}`);
-terminal.print(`Pairing link: ${machine.pairing.link}`);
-terminal.print(`(also in ${machine.pairing.codeFile})\n`);
+// E6: after a revoke the old code opens a room the machine has left; only the new one pairs.
+machine.on({
+  pairingChanged: () =>
+    void showPairing(
+      'A phone was revoked; the pairing code changed. Pair new phones with this one:',
+    ),
+});
 terminal.print(
   machine.allowedRoots.length > 0
     ? `Phones may dispatch into: ${machine.allowedRoots.join(', ')}${o.allowFullAccess ? ' (full access allowed)' : ''}`

@@ -30,6 +30,8 @@ export type OpenApproval = {
   readonly rule?: ApprovalRule;
   /** E3: the command line the phone may change before allowing. */
   readonly editable?: Editable;
+  /** E7: an allow needs verified presence (set by the machine's policy, never by the offer). */
+  readonly presence?: true;
 };
 /** E2/E3: what the machine offers with an approval (approval-offer.ts). */
 export type ApprovalExtras = Pick<OpenApproval, 'tool' | 'rule' | 'editable'>;
@@ -61,6 +63,8 @@ export function makePending(options: {
   events: PendingEvents;
   approvalTimeoutMs?: number;
   questionTimeoutMs?: number;
+  /** E7: whether an allow of this request needs verified presence. */
+  needsPresence?: (extras: ApprovalExtras) => boolean;
 }) {
   const { timers, events } = options;
   const approvals = new Map<
@@ -108,6 +112,7 @@ export function makePending(options: {
         createdAt,
         expiresAt: createdAt + timeoutMs,
         ...extras,
+        ...(options.needsPresence?.(extras) ? { presence: true as const } : {}),
       };
       let settle!: (o: ApprovalOutcome) => void;
       const outcome = new Promise<ApprovalOutcome>((r) => (settle = r));

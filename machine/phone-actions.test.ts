@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { MachineMessage } from '../protocol/index.ts';
+import { makeBoxKeyPair, type MachineMessage } from '../protocol/index.ts';
 import { makeUpdateScheduler } from './activity.ts';
 import type { Core } from './core.ts';
 import { makeLocalToolHost } from './local-tool-host.ts';
 import { makePending } from './pending.ts';
 import { makePhoneActions } from './phone-actions.ts';
+import { makePhoneIdentity } from './phone-identity.ts';
+import { makePhones } from './phones.ts';
+import { makePresenceGate, type PresencePolicy } from './presence-gate.ts';
 import { makeRules } from './rules.ts';
 import { makeSeenRequests } from './seen-requests.ts';
 import { makeSessionStore } from './sessions.ts';
@@ -20,15 +23,26 @@ afterEach(() => {
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push
 // hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
-function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
+export function setup(
+  o: {
+    maxPages?: number;
+    maxSeen?: number;
+    requirePresence?: PresencePolicy;
+    allowFullAccess?: boolean;
+    roots?: string[];
+  } = {},
+) {
   const timers = makeManualTimers(Date.now());
   const sent: MachineMessage[] = [];
   const t = makeTestStore(o.maxPages !== undefined ? { maxPages: o.maxPages } : {});
   cleanups.push(() => t.cleanup());
   const now = () => timers.now();
   const sessions = makeSessionStore({ store: t.store, transcripts: t.transcripts, now });
+  const phones = makePhones(t.store, now);
+  const presence = makePresenceGate({ policy: o.requirePresence ?? 'none', phones, log: () => {} });
   const pending = makePending({
     timers,
+    needsPresence: presence.approvalNeedsPresence,
     events: { approvalOpened() {}, approvalClosed() {}, questionOpened() {}, questionClosed() {} },
   });
   const scheduler = makeUpdateScheduler({ coalesceMs: 800, timers, emit: () => {} });
@@ -41,22 +55,36 @@ function setup(o: { maxPages?: number; maxSeen?: number } = {}) {
     scheduler,
     send: (m) => sent.push(m),
     host: () => host,
-    roots: [],
+    roots: o.roots ?? [],
     rules: makeRules({ store: t.store, now, fits: () => true }),
     rulesChanged: () => {},
+    decidedBy: (id) => identity.by(id),
+    presence,
   };
+  const identity = makePhoneIdentity({
+    core,
+    phones,
+    rooms: () => {
+      throw new Error('no rooms without a relay');
+    },
+    boxKeyPair: makeBoxKeyPair(),
+    relay: 'ws://127.0.0.1:9',
+    machineName: 'test',
+  });
   const actions = makePhoneActions({
     core,
     turns: makeTurns(core),
-    roots: [],
-    allowFullAccess: false,
+    roots: o.roots ?? [],
+    allowFullAccess: o.allowFullAccess ?? false,
     seen: makeSeenRequests(t.store, {
       now,
       ...(o.maxSeen !== undefined ? { max: o.maxSeen } : {}),
     }),
+    identity,
+    phones,
     sendSnapshotAndRemind: () => {},
   });
-  return { timers, sent, pending, actions, store: t.store };
+  return { timers, sent, pending, actions, store: t.store, phones };
 }
 
 describe('D11: every requestId seen within the window is remembered, not only the last 256', () => {

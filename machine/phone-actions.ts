@@ -14,6 +14,8 @@ import type { SeenRequests } from './seen-requests.ts';
 import type { Turns } from './turns.ts';
 import { runDispatch } from './dispatch.ts';
 import { makeApprovalActions } from './approval-actions.ts';
+import type { PhoneIdentity } from './phone-identity.ts';
+import type { Phones } from './phones.ts';
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -27,19 +29,12 @@ export type PhoneActionsDeps = {
   roots: readonly string[];
   allowFullAccess: boolean;
   seen: SeenRequests;
+  /** E6: phone.register / phone.revoke, and who a phoneId is. */
+  identity: PhoneIdentity;
+  phones: Phones;
   /** session.snapshot, then re-remind every open approval and question (D8). */
   sendSnapshotAndRemind(): void;
 };
-
-// E6: parsed by protocol/ but not built on this machine yet (its capabilities say so). Ignored
-// and logged by type only, exactly like an unknown type.
-const NOT_SUPPORTED_YET = {
-  'phone.register': true,
-  'phone.revoke': true,
-} as const;
-type NotSupportedYet = Extract<PhoneMessage, { type: keyof typeof NOT_SUPPORTED_YET }>;
-const notSupportedYet = (m: PhoneMessage): m is NotSupportedYet =>
-  Object.prototype.hasOwnProperty.call(NOT_SUPPORTED_YET, m.type);
 
 export function makePhoneActions(deps: PhoneActionsDeps) {
   const { core, turns } = deps;
@@ -84,9 +79,13 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
   // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
   // the agent, woken by the decision, sends its next session.update.
   function act(
-    m: Exclude<PhoneMessage, { type: 'sessions.get' } | NotSupportedYet>,
+    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
   ): MachineMessage[] | Promise<MachineMessage[]> {
     switch (m.type) {
+      case 'phone.register':
+        return deps.identity.register(m);
+      case 'phone.revoke':
+        return deps.identity.revokeAction(m);
       case 'approval.respond':
         return approvals.respond(m);
       case 'rules.get':
@@ -114,6 +113,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
             }),
           ];
         core.pending.answer(m.questionId, m.answers, 'phone');
+        const by = core.decidedBy(m.phoneId);
         return [
           {
             v: 1,
@@ -121,6 +121,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
             ts: now(),
             questionId: m.questionId,
             resolution: 'phone',
+            ...(by ? { by } : {}),
           },
         ];
       }
@@ -201,16 +202,20 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
 
   return {
     async handle(m: PhoneMessage): Promise<void> {
-      if (m.type === 'sessions.get') {
-        deps.sendSnapshotAndRemind();
+      // E6: an action claiming a revoked phone is refused (its own phone.register says so too).
+      // phone.revoke's phoneId names the phone to revoke, not the sender.
+      const sender = m.type === 'phone.revoke' ? undefined : m.phoneId;
+      const claimed = sender === undefined ? undefined : deps.phones.get(sender);
+      if (claimed?.revoked && m.type !== 'phone.register') {
+        core.log('warn', 'revoked-phone-action', `${m.type} from a revoked phone refused`);
+        if (m.type !== 'sessions.get') {
+          core.send(refusal(m, 'this phone was removed from the machine', 'phone-revoked'));
+        }
         return;
       }
-      if (notSupportedYet(m)) {
-        core.log(
-          'info',
-          'ignored-unknown-type',
-          `ignored a message of type ${JSON.stringify(m.type)}`,
-        );
+      if (claimed !== undefined) deps.phones.seen(claimed.phoneId);
+      if (m.type === 'sessions.get') {
+        deps.sendSnapshotAndRemind();
         return;
       }
       if (isStaleRequest(m.ts, now())) {
@@ -256,7 +261,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       }
       // Remember before acting (in the store too), so neither a duplicate arriving mid-dispatch
       // nor a replay after a restart runs it twice. What cannot be remembered is not run.
-      const recorded = deps.seen.remember(m.requestId, m.type);
+      const recorded = deps.seen.remember(m.requestId, m.type, sender);
       if (recorded !== 'recorded') {
         core.send(
           refusal(

@@ -43,6 +43,8 @@ export const MAX_QUEUED_FRAMES = 1000;
 
 export type RelayLink = {
   send(text: string): boolean;
+  /** E6: a retired room's link keeps its socket (and queued frames) but answers to new events. */
+  retarget(events: RelayLinkEvents): void;
   state(): RelayLinkState;
   close(): Promise<void>;
 };
@@ -58,7 +60,8 @@ export function makeRelayLink(options: {
   sendRatePerS?: number;
   sendBurst?: number;
 }): RelayLink {
-  const { url, roomId, events, log } = options;
+  const { url, roomId, log } = options;
+  let events = options.events;
   const random = options.random ?? Math.random;
   const profile = options.profile ?? MACHINE_BACKOFF;
   const pingMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
@@ -192,6 +195,9 @@ export function makeRelayLink(options: {
       }
       drain();
       return true;
+    },
+    retarget(next) {
+      events = next;
     },
     state: () => ({
       connected,

@@ -15,8 +15,11 @@ export type Remembered = 'recorded' | 'store-failed' | 'full';
 export type SeenRequests = {
   /** True when the id was seen within the last 2 × W, by this process or an earlier one. */
   seen(requestId: string): boolean;
-  /** Records the id before the action runs; anything but `recorded` means: do not run it. */
-  remember(requestId: string, type: string): Remembered;
+  /**
+   * Records the id before the action runs; anything but `recorded` means: do not run it. E6:
+   * with the `phoneId` the action claims (absent from an older phone).
+   */
+  remember(requestId: string, type: string, phoneId?: string): Remembered;
 };
 
 export function makeSeenRequests(
@@ -31,7 +34,7 @@ export function makeSeenRequests(
       'SELECT seen_at FROM seen_requests WHERE request_id = ? AND seen_at >= ?',
     ),
     insert: db.prepare(
-      'INSERT OR IGNORE INTO seen_requests (request_id, type, seen_at) VALUES (?, ?, ?)',
+      'INSERT OR IGNORE INTO seen_requests (request_id, type, seen_at, phone_id) VALUES (?, ?, ?, ?)',
     ),
     prune: db.prepare('DELETE FROM seen_requests WHERE seen_at < ?'),
     count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM seen_requests'),
@@ -43,7 +46,7 @@ export function makeSeenRequests(
 
   return {
     seen: (requestId) => q.get.get(requestId, o.now() - keepMs) !== undefined,
-    remember(requestId, type) {
+    remember(requestId, type, phoneId) {
       const now = o.now();
       let n = count;
       let full = false;
@@ -55,7 +58,7 @@ export function makeSeenRequests(
             full = true;
             return;
           }
-          n += q.insert.run(requestId, type, now).changes;
+          n += q.insert.run(requestId, type, now, phoneId ?? null).changes;
         },
         { durable: true },
       );

@@ -25,6 +25,7 @@ export const SECRET_BYTES = 32;
 export const STATE_ERRORS = {
   'state-dir-unusable': 'state-dir-unusable',
   'secret-corrupt': 'secret-corrupt',
+  'box-key-corrupt': 'box-key-corrupt',
   'write-failed': 'write-failed',
   'store-corrupt': 'store-corrupt',
   'store-too-new': 'store-too-new',
@@ -97,7 +98,7 @@ export function loadOrCreateSecret(stateDir: string, rePair: boolean): LoadedSec
     }
   }
   const secret = new Uint8Array(randomBytes(SECRET_BYTES));
-  writePrivateFile(file, Buffer.from(secret).toString('base64url') + '\n');
+  saveSecret(stateDir, secret);
   return { secret, created: true };
 }
 
@@ -105,4 +106,12 @@ export function writePairingCode(stateDir: string, code: string): string {
   const file = path.join(stateDir, PAIRING_CODE_FILE);
   writePrivateFile(file, code + '\n');
   return file;
+}
+
+/** E6: a revoke's new secret replaces the old one, atomically (the old room is in the store). */
+export function saveSecret(stateDir: string, secret: Uint8Array): void {
+  writePrivateFile(
+    path.join(stateDir, SECRET_FILE),
+    Buffer.from(secret).toString('base64url') + '\n',
+  );
 }

@@ -34,6 +34,20 @@ const MIGRATIONS: readonly string[] = [
   `CREATE TABLE rules (
      rule_id TEXT PRIMARY KEY, tool TEXT NOT NULL, key TEXT NOT NULL, root TEXT NOT NULL,
      created_at INTEGER NOT NULL, uses INTEGER NOT NULL, UNIQUE (tool, key, root)) WITHOUT ROWID;`,
+  // E6: the phones that registered (a box key fixed at first registration, a revocation time) and
+  // the rooms retired by a revoke (with the secret that replaced each), kept so late phones can be
+  // handed the new secret and a revoke cut short between store and secret file can finish. E7: a phone's
+  // WebAuthn credential (JSON) and the highest signature counter seen. Every action records the
+  // phone that claims it.
+  `CREATE TABLE phones (
+     phone_id TEXT PRIMARY KEY, name TEXT NOT NULL, box_key TEXT NOT NULL,
+     first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, revoked_at INTEGER,
+     credential_id TEXT UNIQUE, credential TEXT, sign_count INTEGER NOT NULL DEFAULT 0)
+     WITHOUT ROWID;
+   CREATE TABLE retired_rooms (
+     secret TEXT PRIMARY KEY, next_secret TEXT NOT NULL, retired_at INTEGER NOT NULL)
+     WITHOUT ROWID;
+   ALTER TABLE seen_requests ADD COLUMN phone_id TEXT;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

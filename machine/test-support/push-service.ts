@@ -19,6 +19,8 @@ export type PushService = {
   respondWith(...statuses: number[]): void;
   /** Requests answered so far. */
   received(): number;
+  /** E6: the subscription ids (`subscription(id)`) each answered request was for, in order. */
+  receivedFor(): string[];
   /** Resolves once `n` requests in total have been answered (bounded). */
   answered(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -27,10 +29,12 @@ export type PushService = {
 export async function startPushService(): Promise<PushService> {
   const statuses: number[] = [];
   let count = 0;
+  const paths: string[] = [];
   const waiters = new Set<() => void>();
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      paths.push((req.url ?? '').replace(/^\/push\//, ''));
       res.writeHead(statuses.shift() ?? 201).end(() => {
         count++;
         for (const w of [...waiters]) w();
@@ -54,6 +58,7 @@ export async function startPushService(): Promise<PushService> {
     },
     respondWith: (...s) => void statuses.push(...s),
     received: () => count,
+    receivedFor: () => [...paths],
     answered(n, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -1,7 +1,11 @@
 import { WebSocket } from 'ws';
 import {
+  decodeBoxKey,
+  encodeBoxKey,
   encodeFrame,
   open,
+  openRoomRotate,
+  type BoxKeyPair,
   parseMachineMessage,
   parsePairing,
   parseServerFrame,
@@ -10,6 +14,7 @@ import {
   type ClientFrame,
   type MachineMessage,
   type PhoneMessage,
+  type PushSubscriptionJson,
   type ServerFrame,
 } from '../../protocol/index.ts';
 
@@ -19,9 +24,30 @@ import {
 export type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 export type PhoneSend = DistributiveOmit<PhoneMessage, 'v' | 'ts'> & { ts?: number };
 
+/** E6: who the phone is, kept across its connections (a phone that goes away and comes back). */
+export type PhoneIdentity = {
+  phoneId: string;
+  name: string;
+  boxKeyPair: BoxKeyPair;
+  /** The machine's `boxKey` pinned from the first `machine.status` seen (E6: open only with it). */
+  machineBoxKey?: Uint8Array;
+};
+
 export type TestPhone = {
+  /** The room it acts in now (a `room.rotate` moves it, E6). */
   readonly roomId: string;
   readonly key: Uint8Array;
+  /** E6: set when made with an identity. */
+  readonly identity: PhoneIdentity | undefined;
+  /** E6: the rotations it followed (room ids) and the boxes it could not open (error codes). */
+  readonly moves: string[];
+  readonly rotateFailures: string[];
+  /** E6: phone.register with this identity now; resolves with the `phones` answering it. */
+  register(
+    extra?: Partial<Extract<PhoneSend, { type: 'phone.register' }>>,
+  ): Promise<MachineMessage>;
+  /** Subscribes push for the current room; a move subscribes the new room and unsubscribes this one. */
+  subscribePush(subscription: PushSubscriptionJson): void;
   /** Every machine message opened, in order. */
   readonly messages: MachineMessage[];
   /** Every relay frame, in order (hello-ok, presence, error, msg). */
@@ -53,28 +79,84 @@ export async function makeTestPhone(options: {
   relayUrl: string;
   pairingCode: string;
   now?: () => number;
+  /** E6: a phone with an identity registers after every hello-ok and follows `room.rotate`. */
+  identity?: PhoneIdentity;
 }): Promise<TestPhone> {
   const pairing = parsePairing(options.pairingCode);
   if (!pairing.ok) throw new Error(`bad pairing code: ${pairing.code}`);
-  const { roomId, key } = roomKeys(pairing.value.secretBytes);
+  let { roomId, key } = roomKeys(pairing.value.secretBytes);
+  const identity = options.identity;
+  const moves: string[] = [];
+  const rotateFailures: string[] = [];
+  let push: PushSubscriptionJson | undefined;
   const now = options.now ?? Date.now;
   const messages: MachineMessage[] = [];
   const frames: ServerFrame[] = [];
   const undecryptable: string[] = [];
   const waiters = new Set<() => void>();
   const ws = new WebSocket(options.relayUrl);
+  const sendPayload = (payload: string) =>
+    ws.send(encodeFrame({ kind: 'msg', room: roomId, payload }));
+  const sendMessage = (m: PhoneSend) => sendPayload(seal({ v: 1, ts: now(), ...m }, key));
+
+  function sendRegister(extra: Partial<Extract<PhoneSend, { type: 'phone.register' }>>): string {
+    const requestId = extra.requestId ?? crypto.randomUUID();
+    sendMessage({
+      type: 'phone.register',
+      requestId,
+      phoneId: identity!.phoneId,
+      name: identity!.name,
+      boxKey: encodeBoxKey(identity!.boxKeyPair.publicKey),
+      ...extra,
+    });
+    return requestId;
+  }
+
+  // E6: pin the machine's key once; open only our own room.rotate, only with the pinned key;
+  // then join the new room, move push, and forget the old secret.
+  function follow(m: MachineMessage): void {
+    if (identity === undefined) return;
+    if (m.type === 'machine.status' && m.boxKey !== undefined && !identity.machineBoxKey) {
+      identity.machineBoxKey = decodeBoxKey(m.boxKey) ?? undefined;
+    }
+    if (m.type !== 'room.rotate' || m.phoneId !== identity.phoneId) return;
+    if (identity.machineBoxKey === undefined) return void rotateFailures.push('no-pinned-key');
+    const r = openRoomRotate(m.box, identity.machineBoxKey, identity.boxKeyPair.secretKey);
+    if (!r.ok) return void rotateFailures.push(r.code);
+    const oldRoom = roomId;
+    const next = roomKeys(r.value.secretBytes);
+    roomId = next.roomId;
+    key = next.key;
+    moves.push(roomId);
+    ws.send(encodeFrame({ kind: 'hello', room: roomId, role: 'phone' }));
+    if (push !== undefined) {
+      ws.send(encodeFrame({ kind: 'push-subscribe', room: roomId, subscription: push }));
+      ws.send(encodeFrame({ kind: 'push-unsubscribe', room: oldRoom, endpoint: push.endpoint }));
+    }
+  }
   ws.on('message', (data) => {
     const parsed = parseServerFrame(data.toString());
     if (!parsed.ok) return;
     frames.push(parsed.value);
-    if (parsed.value.kind === 'msg') {
-      const opened = open(parsed.value.payload, key);
-      if (!opened.ok) undecryptable.push(parsed.value.payload);
+    const f = parsed.value;
+    // E6: after a move the old room's secret is dropped; what still arrives there is not read.
+    if (f.kind === 'msg' && f.room === roomId) {
+      const opened = open(f.payload, key);
+      if (!opened.ok) undecryptable.push(f.payload);
       else {
         const m = parseMachineMessage(opened.value);
-        if (m.ok) messages.push(m.value);
-        else throw new Error(`the machine sent an invalid message: ${m.message}`);
+        if (m.ok) {
+          messages.push(m.value);
+          follow(m.value);
+        } else throw new Error(`the machine sent an invalid message: ${m.message}`);
       }
+    }
+    // E6: after every hello-ok, and when the machine comes into the room (a phone that moved
+    // may arrive in the new room before the machine does).
+    const machineCame = f.kind === 'presence' && f.role === 'machine' && f.online;
+    const joined = f.kind === 'hello-ok' || (machineCame && f.room === roomId);
+    if (joined && identity !== undefined && ws.readyState === WebSocket.OPEN) {
+      sendRegister({});
     }
     for (const w of [...waiters]) w();
   });
@@ -116,15 +198,41 @@ export async function makeTestPhone(options: {
     });
   }
 
-  const sendPayload = (payload: string) =>
-    ws.send(encodeFrame({ kind: 'msg', room: roomId, payload }));
   return {
-    roomId,
-    key,
+    get roomId() {
+      return roomId;
+    },
+    get key() {
+      return key;
+    },
+    identity,
+    moves,
+    rotateFailures,
+    register(extra = {}) {
+      if (identity === undefined) throw new Error('this test phone has no identity');
+      const from = messages.length;
+      const requestId = sendRegister(extra);
+      return wait(
+        () =>
+          messages
+            .slice(from)
+            .find(
+              (m) =>
+                (m.type === 'phones' || m.type === 'error') &&
+                (m.type === 'error' || m.requestId === requestId),
+            ),
+        5000,
+        'the answer to phone.register',
+      );
+    },
+    subscribePush(subscription) {
+      push = subscription;
+      ws.send(encodeFrame({ kind: 'push-subscribe', room: roomId, subscription }));
+    },
     messages,
     frames,
     undecryptable,
-    send: (m) => sendPayload(seal({ v: 1, ts: now(), ...m }, key)),
+    send: sendMessage,
     sendSealed: (value) => sendPayload(seal(value, key)),
     sendPayload,
     sendFrame: (frame) => ws.send(encodeFrame(frame)),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createMachine, type MachineHandle, type MachineOptions } from '../machine.ts';
 import { captureLog, type CapturedLog } from '../log.ts';
 import type { MachineMessage } from '../../protocol/index.ts';
-import { makeTestPhone, type TestPhone } from './test-phone.ts';
+import { makeTestPhone, type PhoneIdentity, type TestPhone } from './test-phone.ts';
 import { makeTmpDir } from './tmp.ts';
 
 // One machine in a fresh state dir with a fresh allowed root, talking to a relay; phones join
@@ -18,7 +18,8 @@ export type World = {
   dir: string;
   /** Every message the machine sent, with the push it carried. */
   sent: Array<{ message: MachineMessage; push: unknown; frame: string }>;
-  phone(): Promise<TestPhone>;
+  /** A phone in the machine's room now, or in the room of `pairingCode`; E6: with an identity. */
+  phone(o?: { identity?: PhoneIdentity; pairingCode?: string }): Promise<TestPhone>;
   /** Stops the machine and starts a new one on the same state dir and root (a restart). */
   restart(overrides?: Partial<MachineOptions>): Promise<MachineHandle>;
   cleanup(): Promise<void>;
@@ -56,8 +57,12 @@ export async function makeWorld(
     stateDir,
     dir: tmp.dir,
     sent,
-    async phone() {
-      const p = await makeTestPhone({ relayUrl, pairingCode: machine.pairing.code });
+    async phone(o = {}) {
+      const p = await makeTestPhone({
+        relayUrl,
+        pairingCode: o.pairingCode ?? machine.pairing.code,
+        ...(o.identity ? { identity: o.identity } : {}),
+      });
       phones.push(p);
       return p;
     },

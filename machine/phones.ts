@@ -1,0 +1,194 @@
+import {
+  MAX_PHONES,
+  type PhoneEntry,
+  type PhoneRegister,
+  type ReasonCode,
+  type WebAuthnCredential,
+} from '../protocol/index.ts';
+import type { Store } from './store.ts';
+
+// E6: the phones of this machine, in the state dir's store. A phone's box key is fixed at its
+// first registration and so is its WebAuthn credential (E7) once set: anyone holding the room
+// secret can send `phone.register` with any phoneId, and letting a later registration replace
+// either would hand that sender the next `room.rotate` or a credential it controls. A revoked
+// phone stays listed (revoked) and can never register again under its id.
+
+export const PHONE_REGISTER_ERRORS = {
+  'phone-revoked': 'phone-revoked',
+  'box-key-mismatch': 'box-key-mismatch',
+  'credential-fixed': 'credential-fixed',
+  'credential-taken': 'credential-taken',
+  'too-many-phones': 'too-many-phones',
+  'store-failed': 'store-failed',
+} as const;
+export type PhoneRegisterError = keyof typeof PHONE_REGISTER_ERRORS;
+
+export type RegisterResult =
+  | { ok: true; changed: boolean; created: boolean }
+  | { ok: false; code: PhoneRegisterError; reason?: ReasonCode; message: string };
+
+export type StoredPhone = PhoneEntry & {
+  boxKey: string;
+  credential?: WebAuthnCredential;
+  signCount: number;
+};
+
+type Row = {
+  phone_id: string;
+  name: string;
+  box_key: string;
+  first_seen: number;
+  last_seen: number;
+  revoked_at: number | null;
+  credential: string | null;
+  sign_count: number;
+};
+
+/** A phone action's lastSeen is written at most this often (a store write per action is waste). */
+export const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+const fromRow = (r: Row): StoredPhone => ({
+  phoneId: r.phone_id,
+  name: r.name,
+  firstSeen: r.first_seen,
+  lastSeen: r.last_seen,
+  revoked: r.revoked_at !== null,
+  presence: r.credential !== null,
+  boxKey: r.box_key,
+  ...(r.credential !== null ? { credential: JSON.parse(r.credential) as WebAuthnCredential } : {}),
+  signCount: r.sign_count,
+});
+
+export const toEntry = (p: StoredPhone): PhoneEntry => ({
+  phoneId: p.phoneId,
+  name: p.name,
+  firstSeen: p.firstSeen,
+  lastSeen: p.lastSeen,
+  revoked: p.revoked,
+  presence: p.presence,
+});
+
+export type Phones = ReturnType<typeof makePhones>;
+
+export function makePhones(store: Store, now: () => number) {
+  const db = store.db;
+  const q = {
+    all: db.prepare<[], Row>('SELECT * FROM phones ORDER BY first_seen, phone_id'),
+    get: db.prepare<[string], Row>('SELECT * FROM phones WHERE phone_id = ?'),
+    byCredential: db.prepare<[string], Row>('SELECT * FROM phones WHERE credential_id = ?'),
+    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM phones'),
+    insert: db.prepare(
+      `INSERT INTO phones (phone_id, name, box_key, first_seen, last_seen, credential_id, credential)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    update: db.prepare(
+      `UPDATE phones SET name = ?, last_seen = ?, credential_id = ?, credential = ?
+       WHERE phone_id = ?`,
+    ),
+    seen: db.prepare('UPDATE phones SET last_seen = ? WHERE phone_id = ?'),
+    revoke: db.prepare(
+      'UPDATE phones SET revoked_at = ? WHERE phone_id = ? AND revoked_at IS NULL',
+    ),
+    signCount: db.prepare('UPDATE phones SET sign_count = ? WHERE phone_id = ?'),
+  };
+  const get = (phoneId: string): StoredPhone | undefined => {
+    const r = q.get.get(phoneId);
+    return r === undefined ? undefined : fromRow(r);
+  };
+  const refuse = (code: PhoneRegisterError, message: string, reason?: ReasonCode) =>
+    ({ ok: false, code, message, ...(reason ? { reason } : {}) }) as const;
+
+  return {
+    get,
+    list: (): StoredPhone[] => q.all.all().map(fromRow),
+    /** Registered and not revoked: the phones a rotation boxes the new secret to. */
+    remaining: (): StoredPhone[] =>
+      q.all
+        .all()
+        .map(fromRow)
+        .filter((p) => !p.revoked),
+    byCredential(credentialId: string): StoredPhone | undefined {
+      const r = q.byCredential.get(credentialId);
+      return r === undefined ? undefined : fromRow(r);
+    },
+    register(m: PhoneRegister): RegisterResult {
+      const t = now();
+      const old = get(m.phoneId);
+      const cred = m.webauthn;
+      if (old?.revoked) {
+        return refuse('phone-revoked', 'this phone was removed from the machine', 'phone-revoked');
+      }
+      if (old !== undefined && old.boxKey !== m.boxKey) {
+        return refuse(
+          'box-key-mismatch',
+          'this phone id is registered with another box key; pair again to register anew',
+        );
+      }
+      if (cred !== undefined && old?.credential !== undefined) {
+        if (JSON.stringify(old.credential) !== JSON.stringify(cred)) {
+          return refuse(
+            'credential-fixed',
+            'this phone already has a presence credential; revoke the phone and pair again to change it',
+            'presence-invalid',
+          );
+        }
+      }
+      if (cred !== undefined) {
+        const holder = q.byCredential.get(cred.credentialId);
+        if (holder !== undefined && holder.phone_id !== m.phoneId) {
+          return refuse(
+            'credential-taken',
+            'this credential is registered for another phone',
+            'presence-invalid',
+          );
+        }
+      }
+      if (old === undefined && q.count.get()!.n >= MAX_PHONES) {
+        return refuse('too-many-phones', `a machine keeps at most ${MAX_PHONES} phones`);
+      }
+      const credential = cred ?? old?.credential;
+      const credText = credential === undefined ? null : JSON.stringify(credential);
+      const credId = credential?.credentialId ?? null;
+      const changed =
+        old === undefined || old.name !== m.name || (cred !== undefined && !old.presence);
+      const written = store.write(
+        'register a phone',
+        () => {
+          if (old === undefined) {
+            q.insert.run(m.phoneId, m.name, m.boxKey, t, t, credId, credText);
+          } else {
+            q.update.run(m.name, t, credId, credText, m.phoneId);
+          }
+        },
+        { durable: true },
+      );
+      if (!written) return refuse('store-failed', 'the machine could not record the phone');
+      return { ok: true, changed, created: old === undefined };
+    },
+    /** lastSeen for an action of a registered phone, written at most once a minute. */
+    seen(phoneId: string): void {
+      const p = get(phoneId);
+      if (p === undefined || now() - p.lastSeen < LAST_SEEN_RESOLUTION_MS) return;
+      store.write('note when a phone was seen', () => q.seen.run(now(), phoneId));
+    },
+    /** Marks revoked (durably); false when it was not a registered, non-revoked phone. */
+    revoke(phoneId: string, also: () => void = () => {}): boolean {
+      let changed = 0;
+      const ok = store.write(
+        'revoke a phone',
+        () => {
+          changed = q.revoke.run(now(), phoneId).changes;
+          if (changed > 0) also();
+        },
+        { durable: true },
+      );
+      return ok && changed > 0;
+    },
+    /** E7: the counter of the last accepted assertion. */
+    setSignCount(phoneId: string, count: number): boolean {
+      return store.write('remember a signature counter', () => q.signCount.run(count, phoneId), {
+        durable: true,
+      });
+    },
+  };
+}
