@@ -33,6 +33,8 @@ export type ClientState = {
   phones: Readonly<Record<string, { phoneId: string; name: string }>>;
   /** E6: a `room.rotate` for this phone that could not be opened, by room (never acted on). */
   rotateFailures: Readonly<Record<string, string>>;
+  /** E6: rooms this phone moved out of after a rotate, and where to (screens follow). */
+  moved: Readonly<Record<string, string>>;
   /** E7: this phone's registered platform credential, if the owner turned presence on. */
   credential: WebAuthnCredential | null;
 };

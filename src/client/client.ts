@@ -85,6 +85,8 @@ export function makeClient(deps: ClientDeps) {
   const movedFrom = new Map<string, { roomId: string; relay: string }>();
   const following = new Set<string>();
   let rotateFailures: Record<string, string> = {};
+  // E6: old room -> the room it moved to, so a screen open on the old one follows the move.
+  let movedRooms: Record<string, string> = {};
   let credential: WebAuthnCredential | null = null;
   // E7: the rooms the worker must not offer Allow for (PRESENCE_ROOMS_KEY), as last written.
   let presenceRooms: string | null = null;
@@ -226,6 +228,10 @@ export function makeClient(deps: ClientDeps) {
       outbox.moveRoom(from, to);
       cache.forget(from);
       movedFrom.set(to, { roomId: from, relay: room.paired.relay });
+      movedRooms = Object.fromEntries([
+        ...Object.entries(movedRooms).map(([k, v]) => [k, v === from ? to : v]),
+        [from, to],
+      ]);
       syncPresenceRooms();
       changed();
       const c = connections.get(moved.relay);
@@ -560,6 +566,7 @@ export function makeClient(deps: ClientDeps) {
             ),
         ),
         rotateFailures,
+        moved: movedRooms,
         credential,
       };
       return snapshot;

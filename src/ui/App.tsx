@@ -1,4 +1,4 @@
-import { ErrorBoundary, Match, Suspense, Switch, lazy } from 'solid-js';
+import { ErrorBoundary, Match, Suspense, Switch, createEffect, lazy } from 'solid-js';
 import { routeHref, type Route } from '../client/router.ts';
 import { useUi } from './context.tsx';
 import Inbox from './Inbox.tsx';
@@ -24,6 +24,13 @@ export function App() {
     return x.name === 'session' ? `${x.roomId}/${x.sessionId}` : null;
   };
   const session = () => r() as Extract<Route, { name: 'session' }>;
+  // E6: a screen open on a room this phone just moved out of (room.rotate) follows the move.
+  createEffect(() => {
+    const x = r();
+    const to = 'roomId' in x && x.roomId ? ui.state().moved[x.roomId] : undefined;
+    if (to !== undefined && 'roomId' in x)
+      location.replace(routeHref({ ...x, roomId: to } as Route));
+  });
   return (
     <ErrorBoundary
       fallback={(e: unknown) => (
