@@ -5,7 +5,18 @@ import globals from 'globals';
 import { builtinModules } from 'node:module';
 
 /** Import rules of docs/architecture.md: each folder may reach only the folders named here. */
-const FOLDERS = ['protocol', 'src', 'sw', 'relay', 'machine', 'device', 'bench', 'scripts', 'e2e'];
+const FOLDERS = [
+  'protocol',
+  'page-worker',
+  'src',
+  'sw',
+  'relay',
+  'machine',
+  'device',
+  'bench',
+  'scripts',
+  'e2e',
+];
 /** @param {string[]} allowed */
 const onlyImports = (allowed) => ({
   'no-restricted-imports': [
@@ -18,7 +29,12 @@ const onlyImports = (allowed) => ({
     },
   ],
 });
-const NODE_BUILTINS = {
+/**
+ * A folder that runs in the browser too: no Node built-ins, and only the folders allowed.
+ * @param {string} folder
+ * @param {string[]} allowed
+ */
+const isomorphic = (folder, allowed) => ({
   'no-restricted-imports': [
     'error',
     {
@@ -26,16 +42,16 @@ const NODE_BUILTINS = {
         {
           // Bare names too ('fs', 'crypto', 'fs/promises'): they are Node built-ins all the same.
           group: ['node:*', ...builtinModules.flatMap((m) => [m, `${m}/*`])],
-          message: 'protocol/ runs in the browser too: no Node built-ins.',
+          message: `${folder}/ runs in the browser too: no Node built-ins.`,
         },
-        ...FOLDERS.filter((f) => f !== 'protocol').map((f) => ({
+        ...FOLDERS.filter((f) => !allowed.includes(f)).map((f) => ({
           group: [`**/${f}`, `**/${f}/**`],
-          message: 'protocol/ imports nothing of ours.',
+          message: `${folder}/ may not import from ${f}/ (see docs/architecture.md).`,
         })),
       ],
     },
   ],
-};
+});
 
 export default tseslint.config(
   {
@@ -65,7 +81,7 @@ export default tseslint.config(
   {
     files: ['protocol/**/*.ts'],
     ignores: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
-    rules: NODE_BUILTINS,
+    rules: isomorphic('protocol', ['protocol']),
   },
   {
     files: ['protocol/**/*.test.ts', 'protocol/test-support/**'],
@@ -76,11 +92,19 @@ export default tseslint.config(
     ...solid,
     languageOptions: { ...solid.languageOptions, globals: globals.browser },
   },
-  { files: ['src/**/*.{ts,tsx}'], rules: onlyImports(['protocol', 'src']) },
+  // The page and its service worker share one contract (IndexedDB layout, push settings, messages,
+  // languages), which itself reads only protocol/.
+  {
+    files: ['page-worker/**/*.ts'],
+    ignores: ['page-worker/**/*.test.ts'],
+    rules: isomorphic('page-worker', ['protocol', 'page-worker']),
+  },
+  { files: ['page-worker/**/*.test.ts'], rules: onlyImports(['protocol', 'page-worker']) },
+  { files: ['src/**/*.{ts,tsx}'], rules: onlyImports(['protocol', 'page-worker', 'src']) },
   {
     files: ['sw/**/*.ts'],
     languageOptions: { globals: globals.serviceworker },
-    rules: onlyImports(['protocol', 'sw']),
+    rules: onlyImports(['protocol', 'page-worker', 'sw']),
   },
   { files: ['relay/**/*.ts'], rules: onlyImports(['protocol', 'relay']) },
   { files: ['device/**/*.ts'], rules: onlyImports(['protocol', 'device']) },
@@ -93,7 +117,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            ...['src', 'sw', 'relay', 'bench', 'scripts', 'e2e'].map((f) => ({
+            ...['page-worker', 'src', 'sw', 'relay', 'bench', 'scripts', 'e2e'].map((f) => ({
               group: [`**/${f}`, `**/${f}/**`],
               message: `machine/ may not import from ${f}/ (see docs/architecture.md).`,
             })),

@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'node',
-          include: ['{protocol,sw,relay,machine,device,scripts}/**/*.test.ts'],
+          include: ['{protocol,page-worker,sw,relay,machine,device,scripts}/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ALONE],
           environment: 'node',
         },

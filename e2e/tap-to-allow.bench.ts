@@ -6,7 +6,7 @@
 // is reachable here). One JSON line per run goes to TAP_FILE.
 //
 // There is no DevTools command for a notification click: the test asks the worker to run its own
-// click handler (RUN_NOTIFICATION_ACTION). That handler opens the card in a window of the app's
+// click handler (PAGE_MESSAGE_TYPES.runNotificationAction). That handler opens the card in a window of the app's
 // origin; `clients.openWindow` is refused outside a real click, so the one window there is shows a
 // static file of the origin (/favicon.svg, served by the worker) — no app document is alive — and
 // the handler navigates it to the card. The clock starts when the message is posted (the tap) and
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { compactPush, seal } from '../protocol/index.ts';
 import { APP_ORIGIN } from '../playwright.config.ts';
-import { RUN_NOTIFICATION_ACTION } from '../sw/logic/sw-messages.ts';
+import { PAGE_MESSAGE_TYPES } from '../page-worker/messages.ts';
 import { isApproval, pairApp, startAppWorld } from './support/app-world.ts';
 import {
   clearNotifications,
@@ -88,7 +88,7 @@ test('U6.2: notification tap → enabled Allow, app not running', async ({ page,
             navigator.serviceWorker.controller!.postMessage({ type, tag, action: '' });
             return at;
           },
-          { type: RUN_NOTIFICATION_ACTION, tag: shown!.tag },
+          { type: PAGE_MESSAGE_TYPES.runNotificationAction, tag: shown!.tag },
         );
         await page.waitForURL(/#\/m\//);
         await page.waitForFunction(

@@ -5,6 +5,7 @@ import {
   type ReasonCode,
   type WebAuthnCredential,
 } from '../protocol/index.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Store } from './store.ts';
 
 // E6: the phones of this machine, in the state dir's store. A phone's box key is fixed at its
@@ -73,10 +74,10 @@ export type Phones = ReturnType<typeof makePhones>;
 export function makePhones(store: Store, now: () => number) {
   const db = store.db;
   const q = {
-    all: db.prepare<[], Row>('SELECT * FROM phones ORDER BY first_seen, phone_id'),
-    get: db.prepare<[string], Row>('SELECT * FROM phones WHERE phone_id = ?'),
-    byCredential: db.prepare<[string], Row>('SELECT * FROM phones WHERE credential_id = ?'),
-    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM phones'),
+    all: statement<[], Row>(db, 'SELECT * FROM phones ORDER BY first_seen, phone_id'),
+    get: statement<[string], Row>(db, 'SELECT * FROM phones WHERE phone_id = ?'),
+    byCredential: statement<[string], Row>(db, 'SELECT * FROM phones WHERE credential_id = ?'),
+    count: statement<[], { n: number }>(db, 'SELECT COUNT(*) AS n FROM phones'),
     insert: db.prepare(
       `INSERT INTO phones (phone_id, name, box_key, first_seen, last_seen, credential_id, credential)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,

@@ -5,6 +5,7 @@ import {
   roomKeys,
   type MachineMessage,
 } from '../protocol/index.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Log } from './log.ts';
 import { makeFrameSealer } from './outbound.ts';
 import type { RelayLink, RelayLinkEvents } from './relay-link.ts';
@@ -41,8 +42,8 @@ export function makeRetiredRooms(o: {
   const keepMs = o.keepMs ?? RETIRED_ROOM_KEEP_MS;
   const db = o.store.db;
   const q = {
-    all: db.prepare<[], Row>('SELECT * FROM retired_rooms ORDER BY retired_at'),
-    get: db.prepare<[string], Row>('SELECT * FROM retired_rooms WHERE secret = ?'),
+    all: statement<[], Row>(db, 'SELECT * FROM retired_rooms ORDER BY retired_at'),
+    get: statement<[string], Row>(db, 'SELECT * FROM retired_rooms WHERE secret = ?'),
     insert: db.prepare(
       'INSERT OR REPLACE INTO retired_rooms (secret, next_secret, retired_at) VALUES (?, ?, ?)',
     ),

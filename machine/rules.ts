@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_RULES, type RuleEntry, type RuleScope } from '../protocol/index.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Store } from './store.ts';
 
 // E2: remembered approvals. A rule matches a request by exact (tool, key) — the key is computed
@@ -46,7 +47,7 @@ export function makeRules(o: {
   const db = o.store.db;
   const max = o.max ?? MAX_RULES;
   const q = {
-    all: db.prepare<[], Row>('SELECT * FROM rules ORDER BY created_at, rule_id'),
+    all: statement<[], Row>(db, 'SELECT * FROM rules ORDER BY created_at, rule_id'),
     insert: db.prepare(
       'INSERT INTO rules (rule_id, tool, key, root, created_at, uses) VALUES (?, ?, ?, ?, ?, 0)',
     ),

@@ -1,4 +1,5 @@
 import { REQUEST_WINDOW_MS } from '../protocol/index.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Store } from './store.ts';
 
 // H3: every phone action's requestId, with when it was first seen, kept in the store for twice
@@ -30,14 +31,15 @@ export function makeSeenRequests(
   const max = o.max ?? MAX_SEEN_REQUESTS;
   const db = store.db;
   const q = {
-    get: db.prepare<[string, number], { seen_at: number }>(
+    get: statement<[string, number], { seen_at: number }>(
+      db,
       'SELECT seen_at FROM seen_requests WHERE request_id = ? AND seen_at >= ?',
     ),
     insert: db.prepare(
       'INSERT OR IGNORE INTO seen_requests (request_id, type, seen_at, phone_id) VALUES (?, ?, ?, ?)',
     ),
     prune: db.prepare('DELETE FROM seen_requests WHERE seen_at < ?'),
-    count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM seen_requests'),
+    count: statement<[], { n: number }>(db, 'SELECT COUNT(*) AS n FROM seen_requests'),
   };
   let count = q.count.get()!.n;
   let pruned = 0;

@@ -10,6 +10,7 @@ import {
   type SessionState,
 } from '../protocol/index.ts';
 import { EMPTY_TRAIL, trailForWire, type StepTrail } from './steps.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Store } from './store.ts';
 import type { TranscriptStore, Transcripts } from './transcript.ts';
 
@@ -110,7 +111,7 @@ export function makeSessionStore(o: {
        ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, state = excluded.state,
          last_activity = excluded.last_activity, steps = excluded.steps`,
     ),
-    all: db.prepare<[], Row>('SELECT * FROM sessions'),
+    all: statement<[], Row>(db, 'SELECT * FROM sessions'),
     remove: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
     removeTranscript: db.prepare('DELETE FROM transcript WHERE session_id = ?'),
   };

@@ -1,6 +1,6 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../device/lane/sqlite.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REQUEST_WINDOW_MS } from '../protocol/index.ts';
 import { makeSeenRequests } from './seen-requests.ts';
@@ -190,10 +190,9 @@ describe('H3: requestIds seen are remembered in the store for twice the D11 wind
       answer = s.remember(`${i}-${'z'.repeat(100)}`, 'x');
     expect(answer).toBe('store-failed');
     expect(
-      new Database(path.join(t.stateDir, STORE_FILE), { readonly: true }).pragma(
-        'integrity_check',
-        { simple: true },
-      ),
+      openSqlite(path.join(t.stateDir, STORE_FILE), { readOnly: true }).pragma('integrity_check', {
+        simple: true,
+      }),
     ).toBe('ok');
   });
 });

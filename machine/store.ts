@@ -1,10 +1,10 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite, sqliteCodeName, type Sqlite } from '../device/lane/sqlite.ts';
 import type { Log } from './log.ts';
 import { ensurePrivateDir, StateError } from './state-dir.ts';
 
-// The machine's one embedded store (U5, H3): SQLite through better-sqlite3 in the state dir,
+// The machine's one embedded store (U5, H3): SQLite (device/lane/sqlite.ts) in the state dir,
 // owner-only. SQLite's journal makes every write all-or-nothing, so a crash or a full disk never
 // leaves a half-written record. In WAL mode with synchronous=NORMAL a commit survives the
 // process dying; a `durable` write is also synced to disk before it returns, so it survives a
@@ -52,7 +52,7 @@ const MIGRATIONS: readonly string[] = [
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 
 export type Store = {
-  readonly db: Database.Database;
+  readonly db: Sqlite;
   /**
    * Runs a write. A failure (disk full, I/O error) is logged once per episode and reported as
    * `false`; SQLite has rolled it back, so nothing half-written stays behind. `durable`: synced
@@ -73,19 +73,19 @@ export function openStore(
 ): Store {
   ensurePrivateDir(stateDir);
   const file = path.join(stateDir, STORE_FILE);
-  let db: Database.Database;
+  let db: Sqlite;
   try {
     // Created owner-only before SQLite opens it: its -wal and -shm files take the same mode.
     closeSync(openSync(file, 'a', 0o600));
     if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
-    db = new Database(file);
+    db = openSqlite(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, file);
     if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
   } catch (e) {
     if (e instanceof StateError) throw e;
-    const code = (e as { code?: string }).code ?? '';
+    const code = sqliteCodeName(e);
     throw SQLITE_DAMAGE.has(code)
       ? new StateError(
           'store-corrupt',
@@ -109,7 +109,7 @@ export function openStore(
         }
         return false;
       } finally {
-        if (durable && db.open) db.pragma('synchronous = NORMAL');
+        if (durable && db.isOpen) db.pragma('synchronous = NORMAL');
       }
       if (failing) {
         failing = false;
@@ -118,12 +118,12 @@ export function openStore(
       return true;
     },
     close() {
-      if (db.open) db.close();
+      if (db.isOpen) db.close();
     },
   };
 }
 
-function migrate(db: Database.Database, file: string): void {
+function migrate(db: Sqlite, file: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > MIGRATIONS.length) {
     throw new StateError(

@@ -1,4 +1,5 @@
 import { clampText, MAX_FREE_TEXT_BYTES, TRUNCATION_SUFFIX } from '../protocol/index.ts';
+import { statement } from '../device/lane/sqlite.ts';
 import type { Store } from './store.ts';
 
 // The conversation of one session (spec: `transcript`), kept in the machine's store so it
@@ -65,22 +66,26 @@ export function makeTranscripts(
 ) {
   const db = store.db;
   const q = {
-    stats: db.prepare<[string], { last: number; n: number; bytes: number }>(
+    stats: statement<[string], { last: number; n: number; bytes: number }>(
+      db,
       `SELECT COALESCE(MAX(seq), 0) AS last, COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes
        FROM transcript WHERE session_id = ?`,
     ),
     insert: db.prepare(
       'INSERT INTO transcript (session_id, seq, role, text, ts, truncated, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    oldest: db.prepare<[string], { seq: number; bytes: number }>(
+    oldest: statement<[string], { seq: number; bytes: number }>(
+      db,
       'SELECT seq, bytes FROM transcript WHERE session_id = ? ORDER BY seq LIMIT 1',
     ),
     drop: db.prepare('DELETE FROM transcript WHERE session_id = ? AND seq = ?'),
-    before: db.prepare<[string, number, number], Row>(
+    before: statement<[string, number, number], Row>(
+      db,
       `SELECT seq, role, text, ts, truncated FROM transcript
        WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
     ),
-    all: db.prepare<[string], Row>(
+    all: statement<[string], Row>(
+      db,
       'SELECT seq, role, text, ts, truncated FROM transcript WHERE session_id = ? ORDER BY seq',
     ),
   };

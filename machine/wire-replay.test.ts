@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../device/lane/sqlite.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seal, type MachineMessage } from '../protocol/index.ts';
 import { INTERRUPTED_NOTE } from './sessions.ts';
@@ -234,7 +234,7 @@ describe('U5: a machine killed outright keeps its history', () => {
         m.session.sessionId === r.sessionId,
     );
     await first.stop('SIGKILL');
-    const db = new Database(path.join(w.stateDir, STORE_FILE), { readonly: true });
+    const db = openSqlite(path.join(w.stateDir, STORE_FILE), { readOnly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
 

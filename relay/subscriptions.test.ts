@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { describe, expect, it } from 'vitest';
 import { makeFakeSubscriber, type FakePushService } from './test-support/fake-push-service.ts';
 import { pushFixtures } from './test-support/push-fixture.ts';
@@ -216,7 +216,7 @@ describe('H2: a database written before H2 keeps its entries', () => {
   it('old rows count as seen by a machine at their last refresh', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-subs-migrate-'));
     try {
-      const db = new Database(path.join(dir, 'subscriptions.db'));
+      const db = new DatabaseSync(path.join(dir, 'subscriptions.db'));
       db.exec(`CREATE TABLE subscriptions (
         room TEXT NOT NULL, endpoint TEXT NOT NULL, p256dh TEXT NOT NULL, auth TEXT NOT NULL,
         created_ms INTEGER NOT NULL, refreshed_ms INTEGER NOT NULL,

@@ -1,9 +1,14 @@
-// Push subscriptions keyed by (room, endpoint), in SQLite (better-sqlite3 12, WAL) inside the
+// Push subscriptions keyed by (room, endpoint), in SQLite (@photostructure/sqlite, WAL) inside the
 // data dir so a restart loses none (D7). Behind an interface so replicas can share a store
 // (docs/scaling.md). Only what sending needs is stored — endpoint and the two public keys — plus what
 // bounds the store (H2): a tag of the IP key that created the entry (not the address), and when
 // a machine was last seen in the room.
-import Database from 'better-sqlite3';
+import {
+  DatabaseSync,
+  enhance,
+  type DatabaseSyncInstance,
+  type EnhancedDatabaseSync,
+} from '@photostructure/sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -55,8 +60,10 @@ export type SyncSubscriptionStore = {
 
 /** Databases written before H2 lack the two columns: their entries count as seen by a machine
  * at their last refresh, so an upgrade does not drop them within the grace. */
-function migrate(db: Database.Database): void {
-  const cols = db.prepare<[], { name: string }>('PRAGMA table_info(subscriptions)').all();
+type Sqlite = EnhancedDatabaseSync<DatabaseSyncInstance>;
+
+function migrate(db: Sqlite): void {
+  const cols = db.prepare('PRAGMA table_info(subscriptions)').all() as { name: string }[];
   if (cols.some((c) => c.name === 'ip')) return;
   db.exec(`ALTER TABLE subscriptions ADD COLUMN ip TEXT NOT NULL DEFAULT '';
     ALTER TABLE subscriptions ADD COLUMN machine_seen_ms INTEGER;
@@ -68,7 +75,8 @@ export function openSqliteSubscriptions(dataDir: string): SyncSubscriptionStore 
   // Create the file owner-only first: SQLite gives its -wal and -shm files the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);
-  const db = new Database(file);
+  // Prebuilt binaries inside the npm package: nothing compiles at install (docs/relay.md).
+  const db = enhance(new DatabaseSync(file));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE IF NOT EXISTS subscriptions (
@@ -77,7 +85,10 @@ export function openSqliteSubscriptions(dataDir: string): SyncSubscriptionStore 
     PRIMARY KEY (room, endpoint)) WITHOUT ROWID`);
   migrate(db);
   db.exec('CREATE INDEX IF NOT EXISTS subscriptions_ip ON subscriptions (ip)');
-  const count = (sql: string) => db.prepare<unknown[], { n: number }>(sql);
+  const count = (sql: string) => {
+    const q = db.prepare(sql);
+    return { get: (...p: unknown[]) => q.get(...p) as { n: number } | undefined };
+  };
   const qRoomCount = count('SELECT count(*) AS n FROM subscriptions WHERE room = ?');
   const qIpCount = count('SELECT count(*) AS n FROM subscriptions WHERE ip = ?');
   const qRefresh = db.prepare(
@@ -90,7 +101,7 @@ export function openSqliteSubscriptions(dataDir: string): SyncSubscriptionStore 
       (SELECT max(machine_seen_ms) FROM subscriptions WHERE room = @room))`);
   const qSeen = db.prepare('UPDATE subscriptions SET machine_seen_ms = ? WHERE room = ?');
   const qDelete = db.prepare('DELETE FROM subscriptions WHERE room = ? AND endpoint = ?');
-  const qList = db.prepare<[string], StoredSubscription>(
+  const qList = db.prepare(
     'SELECT endpoint, p256dh, auth FROM subscriptions WHERE room = ? ORDER BY created_ms',
   );
   const qStale = db.prepare('DELETE FROM subscriptions WHERE refreshed_ms < ?');
@@ -142,7 +153,8 @@ export function openSqliteSubscriptions(dataDir: string): SyncSubscriptionStore 
       total -= gone;
       return gone > 0;
     },
-    list: (room) => qList.all(room),
+    // Plain objects: the driver's rows have a null prototype.
+    list: (room) => (qList.all(room) as StoredSubscription[]).map((r) => ({ ...r })),
     machineSeen: (rooms, now) => seen(rooms, now),
     expire: (c) => expire(c),
     close: () => db.close(),

@@ -1,22 +1,30 @@
-import { get, update } from 'idb-keyval';
-import { roomsFromPairings, type RoomKey } from './logic/rooms.ts';
+import { createStore, get, update, type UseStore } from 'idb-keyval';
 import {
+  IDB_NAME,
+  IDB_STORE,
   PAIRINGS_KEY,
   PUSH_ACTIVITY_KEY,
   PUSH_SETTINGS_KEY,
   PRESENCE_ROOMS_KEY,
+} from '../page-worker/store-layout.ts';
+import {
+  DEFAULT_PUSH_SETTINGS,
   parsePushSettings,
   type PushActivity,
   type PushSettings,
-} from './logic/store-layout.ts';
+} from '../page-worker/push-settings.ts';
+import { roomsFromPairings, type RoomKey } from './logic/rooms.ts';
 
-// The worker's view of the IndexedDB store it shares with the page (idb-keyval's default store;
-// see sw/logic/store-layout.ts). Read failures degrade to "nothing stored" so a notification
-// is still shown.
+// The worker's view of the IndexedDB store it shares with the page (page-worker/store-layout.ts).
+// Read failures degrade to "nothing stored" so a notification is still shown.
+
+// Opened on first use, not when the worker starts (createStore opens the database at once).
+let opened: UseStore | undefined;
+const store = (): UseStore => (opened ??= createStore(IDB_NAME, IDB_STORE));
 
 export async function loadRooms(): Promise<RoomKey[]> {
   try {
-    return roomsFromPairings(await get(PAIRINGS_KEY));
+    return roomsFromPairings(await get(PAIRINGS_KEY, store()));
   } catch {
     return [];
   }
@@ -24,16 +32,16 @@ export async function loadRooms(): Promise<RoomKey[]> {
 
 export async function loadSettings(): Promise<PushSettings> {
   try {
-    return parsePushSettings(await get(PUSH_SETTINGS_KEY));
+    return parsePushSettings(await get(PUSH_SETTINGS_KEY, store()));
   } catch {
-    return parsePushSettings(undefined);
+    return DEFAULT_PUSH_SETTINGS;
   }
 }
 
 /** E7: the rooms whose machine may need presence; a damaged record reads as "all of them". */
 export async function loadPresenceRooms(all: readonly RoomKey[]): Promise<string[]> {
   try {
-    const v: unknown = await get(PRESENCE_ROOMS_KEY);
+    const v: unknown = await get(PRESENCE_ROOMS_KEY, store());
     if (v === undefined) return [];
     if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
   } catch {
@@ -46,10 +54,14 @@ export async function loadPresenceRooms(all: readonly RoomKey[]): Promise<string
 export async function recordPush(roomId: string, activity: PushActivity): Promise<void> {
   try {
     // One read-modify-write transaction: two pushes handled at once do not lose each other.
-    await update<Record<string, PushActivity>>(PUSH_ACTIVITY_KEY, (old) => ({
-      ...(old ?? {}),
-      [roomId]: activity,
-    }));
+    await update<Record<string, PushActivity>>(
+      PUSH_ACTIVITY_KEY,
+      (old) => ({
+        ...(old ?? {}),
+        [roomId]: activity,
+      }),
+      store(),
+    );
   } catch {
     // Losing the "last push" time must never stop the notification.
   }

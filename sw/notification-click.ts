@@ -5,7 +5,12 @@ import { APPROVAL_OUTCOMES, outcomeTitle, type ApprovalOutcome } from './logic/o
 import { respondToApproval } from './logic/respond.ts';
 import { browserSocket, browserTimers as timers } from './browser-io.ts';
 import { stringsFor } from './logic/strings.ts';
-import { APPROVAL_ANSWERED, NAVIGATE, isRunNotificationAction } from './logic/sw-messages.ts';
+import {
+  WORKER_MESSAGE_TYPES,
+  parsePageMessage,
+  type ApprovalAnswered,
+  type Navigate,
+} from '../page-worker/messages.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -26,7 +31,7 @@ async function openCard(url: string): Promise<void> {
     await win.navigate(absolute);
   } catch {
     // navigate() works only on windows this worker controls; the app routes the others.
-    win.postMessage({ type: NAVIGATE, url });
+    win.postMessage({ type: WORKER_MESSAGE_TYPES.navigate, url } satisfies Navigate);
   }
 }
 
@@ -76,11 +81,11 @@ export async function handleNotificationClick(
   const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const w of windows) {
     w.postMessage({
-      type: APPROVAL_ANSWERED,
+      type: WORKER_MESSAGE_TYPES.approvalAnswered,
       roomId: plan.roomId,
       approvalId: plan.approvalId,
       outcome,
-    });
+    } satisfies ApprovalAnswered);
   }
   return { plan: plan.kind, outcome };
 }
@@ -96,10 +101,12 @@ export function installNotificationClick(): void {
     );
   });
 
-  // The e2e path (see RUN_NOTIFICATION_ACTION): same handler, for a notification on screen now.
+  // The e2e path (PAGE_MESSAGE_TYPES.runNotificationAction): same handler, for a notification on
+  // screen now.
   self.addEventListener('message', (event) => {
-    if (!isRunNotificationAction(event.data)) return;
-    const { tag, action } = event.data;
+    const message = parsePageMessage(event.data);
+    if (!message.ok) return;
+    const { tag, action } = message.value;
     const reply = (message: unknown) => event.ports[0]?.postMessage(message);
     event.waitUntil(
       self.registration.getNotifications({ tag }).then(async (shown) => {

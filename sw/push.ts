@@ -1,7 +1,7 @@
 import { recordPush, loadPresenceRooms, loadRooms, loadSettings } from './keystore.ts';
 import { notificationFor } from './logic/notification.ts';
 import { openPush } from './logic/open-push.ts';
-import { PUSH_RECEIVED } from './logic/sw-messages.ts';
+import { WORKER_MESSAGE_TYPES, type PushReceived } from '../page-worker/messages.ts';
 import { alreadyOnScreen } from './logic/visible.ts';
 import { windowFacts } from './windows.ts';
 
@@ -39,12 +39,12 @@ export async function handlePush(body: string | null): Promise<void> {
   // notification is already on screen, or was deliberately skipped.
   for (const w of windows) {
     w.postMessage({
-      type: PUSH_RECEIVED,
+      type: WORKER_MESSAGE_TYPES.pushReceived,
       roomId: roomId ?? null,
       kind: opened.ok ? opened.push.kind : 'unreadable',
       at: now,
       shown,
-    });
+    } satisfies PushReceived);
   }
 }
 

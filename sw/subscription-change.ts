@@ -1,7 +1,7 @@
 import { loadRooms } from './keystore.ts';
 import { resubscribeRooms } from './logic/resubscribe.ts';
 import { browserSocket, browserTimers as timers } from './browser-io.ts';
-import { SUBSCRIPTION_CHANGED } from './logic/sw-messages.ts';
+import { WORKER_MESSAGE_TYPES, type SubscriptionChanged } from '../page-worker/messages.ts';
 import type { PushSubscriptionJson } from '../protocol/index.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -28,7 +28,8 @@ async function onSubscriptionChange(
       .catch(() => null);
   }
   const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  for (const w of windows) w.postMessage({ type: SUBSCRIPTION_CHANGED });
+  for (const w of windows)
+    w.postMessage({ type: WORKER_MESSAGE_TYPES.subscriptionChanged } satisfies SubscriptionChanged);
   const subscription = next ? toJson(next) : null;
   if (!subscription) return;
   const byRelay = new Map<string, string[]>();

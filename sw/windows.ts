@@ -1,4 +1,9 @@
-import { WHERE_ARE_YOU, WHERE_REPLY_TIMEOUT_MS } from './logic/sw-messages.ts';
+import {
+  WHERE_REPLY_TIMEOUT_MS,
+  WORKER_MESSAGE_TYPES,
+  parseWhereReply,
+  type WhereAreYou,
+} from '../page-worker/messages.ts';
 import type { WindowFacts } from './logic/visible.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -10,10 +15,11 @@ function currentUrl(client: WindowClient): Promise<string> {
     const timer = setTimeout(() => resolve(client.url), WHERE_REPLY_TIMEOUT_MS);
     channel.port1.onmessage = (event) => {
       clearTimeout(timer);
-      const url = (event.data as { url?: unknown } | null)?.url;
-      resolve(typeof url === 'string' ? url : client.url);
+      resolve(parseWhereReply(event.data)?.url ?? client.url);
     };
-    client.postMessage({ type: WHERE_ARE_YOU }, [channel.port2]);
+    client.postMessage({ type: WORKER_MESSAGE_TYPES.whereAreYou } satisfies WhereAreYou, [
+      channel.port2,
+    ]);
   });
 }
 

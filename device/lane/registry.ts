@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { mintDeviceId, type DevicePlatformOs } from '../wire/index.ts';
+import { openSqlite } from './sqlite.ts';
 
-// The device registry lives in SQLite (better-sqlite3) in the lane's data dir: enrolled devices,
+// The device registry lives in SQLite (./sqlite.ts) in the lane's data dir: enrolled devices,
 // enrollment-token digests, the per-device connection generation and the audit trail must survive
 // a restart of the hosting process, and SQLite gives atomic multi-row updates (token consumed and
 // device created in one transaction) without us writing a journal. Tokens are stored only as
@@ -79,9 +79,15 @@ const toRecord = (r: DeviceRow): DeviceRecord => ({
   gen: String(r.gen),
 });
 
+// The connection generation counts without bound: read it as a bigint, never a rounded number.
+const bigInts = <S extends { setReadBigInts(on: boolean): void }>(s: S): S => {
+  s.setReadBigInts(true);
+  return s;
+};
+
 export const makeRegistry = (dataDir: string) => {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, 'device-lane.sqlite'));
+  const db = openSqlite(join(dataDir, 'device-lane.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec(SCHEMA);
@@ -96,16 +102,14 @@ export const makeRegistry = (dataDir: string) => {
       `INSERT INTO devices (device_id, owner, pubkey, platform_os, platform_arch, display_name,
        workspace_root, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    getDevice: db.prepare('SELECT * FROM devices WHERE device_id = ?').safeIntegers(true),
-    listDevices: db
-      .prepare('SELECT * FROM devices ORDER BY created_at, device_id')
-      .safeIntegers(true),
+    getDevice: bigInts(db.prepare('SELECT * FROM devices WHERE device_id = ?')),
+    listDevices: bigInts(db.prepare('SELECT * FROM devices ORDER BY created_at, device_id')),
     revoke: db.prepare(
       'UPDATE devices SET revoked_at = ? WHERE device_id = ? AND revoked_at IS NULL',
     ),
-    nextGen: db
-      .prepare('UPDATE devices SET gen = gen + 1 WHERE device_id = ? RETURNING gen')
-      .safeIntegers(true),
+    nextGen: bigInts(
+      db.prepare('UPDATE devices SET gen = gen + 1 WHERE device_id = ? RETURNING gen'),
+    ),
     insertAudit: db.prepare('INSERT INTO audit (at, event, device_id, detail) VALUES (?, ?, ?, ?)'),
     pruneAudit: db.prepare('DELETE FROM audit WHERE id <= (SELECT MAX(id) FROM audit) - ?'),
     listAudit: db.prepare('SELECT at, event, device_id, detail FROM audit ORDER BY id'),

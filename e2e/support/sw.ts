@@ -2,7 +2,7 @@
 // Code inside page.evaluate runs in the browser: DOM types for it (the rest of e2e/ is Node).
 // Service worker helpers for the push e2e suite; every trick here is in docs/push.md.
 import type { BrowserContext, CDPSession, Page } from '@playwright/test';
-import { PUSH_RECEIVED } from '../../sw/logic/sw-messages.ts';
+import { PAGE_MESSAGE_TYPES, WORKER_MESSAGE_TYPES } from '../../page-worker/messages.ts';
 
 /** Waits until a worker is activated and controls the page (`ready` resolves too early). */
 export async function waitForController(page: Page): Promise<void> {
@@ -68,7 +68,7 @@ export async function pushDelivery(
           navigator.serviceWorker.addEventListener('message', onMessage);
           navigator.serviceWorker.startMessages();
         });
-      }, PUSH_RECEIVED);
+      }, WORKER_MESSAGE_TYPES.pushReceived);
       await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
       const shown = await page.evaluate(
         (ms) =>
@@ -132,16 +132,13 @@ export function runNotificationAction(
   action: string,
 ): Promise<{ ok: boolean; plan?: string; outcome?: string; code?: string }> {
   return page.evaluate(
-    ({ tag, action }) =>
+    ({ type, tag, action }) =>
       new Promise((resolve) => {
         const channel = new MessageChannel();
         channel.port1.onmessage = (e) => resolve(e.data);
-        navigator.serviceWorker.controller?.postMessage(
-          { type: 'dsh:run-notification-action', tag, action },
-          [channel.port2],
-        );
+        navigator.serviceWorker.controller?.postMessage({ type, tag, action }, [channel.port2]);
       }),
-    { tag, action },
+    { type: PAGE_MESSAGE_TYPES.runNotificationAction, tag, action },
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REQUEST_WINDOW_MS, seal } from '../../protocol/index.ts';
 import { OUTBOX_KEY } from './outbox.ts';
-import { PAIRINGS_KEY } from './pairing-store.ts';
+import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
 import { makeMemoryKv } from './kv.ts';
 import {
   connect,

@@ -41,7 +41,7 @@ import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import { cleanPhoneName, makePhoneIdentity, registerFields } from './phone-identity.ts';
 import { keyToPin, phonesOffered, readRotate, removedBy, shouldRegister } from './phones.ts';
-import { PRESENCE_ROOMS_KEY } from './push/store-layout.ts';
+import { PRESENCE_ROOMS_KEY } from '../../page-worker/store-layout.ts';
 import { makeReplyNotes } from './reply-notes.ts';
 import {
   challengeOf,

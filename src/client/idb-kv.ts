@@ -1,25 +1,23 @@
 import { createStore, del, get, promisifyRequest, set, type UseStore } from 'idb-keyval';
+import { IDB_NAME, IDB_STORE, IDB_VERSION } from '../../page-worker/store-layout.ts';
 import type { Kv } from './kv.ts';
 
-// idb-keyval's default database and store names: the service worker (push issue) opens the same
-// store with idb-keyval's default `get` to find room keys (D6).
-const DB_NAME = 'keyval-store';
-const STORE_NAME = 'keyval';
+// The store the service worker opens too, to find room keys (D6): page-worker/store-layout.ts.
 
 // Writes ask for strict durability where the browser supports it, so a pairing secret or an
 // unconfirmed decision is on disk before we report it stored.
 function strictStore(): UseStore {
   let db: Promise<IDBDatabase> | undefined;
   const open = () => {
-    const request = indexedDB.open(DB_NAME);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE_NAME);
+    const request = indexedDB.open(IDB_NAME, IDB_VERSION);
+    request.onupgradeneeded = () => request.result.createObjectStore(IDB_STORE);
     return promisifyRequest(request);
   };
   return (txMode, callback) => {
     db ??= open();
     return db.then((database) =>
       callback(
-        database.transaction(STORE_NAME, txMode, { durability: 'strict' }).objectStore(STORE_NAME),
+        database.transaction(IDB_STORE, txMode, { durability: 'strict' }).objectStore(IDB_STORE),
       ),
     );
   };
@@ -31,7 +29,7 @@ export function makeIdbKv(): Kv {
   try {
     store = strictStore();
   } catch {
-    store = createStore(DB_NAME, STORE_NAME);
+    store = createStore(IDB_NAME, IDB_STORE);
   }
   return {
     get: <T>(key: string) => get<T>(key, store),

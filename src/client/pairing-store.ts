@@ -6,14 +6,14 @@ import {
   type Pairing,
   type Result,
 } from '../../protocol/index.ts';
+import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
 import type { Kv } from './kv.ts';
 import type { PhoneIdentity } from './phone-identity.ts';
 
 // Paired machines and their secrets, kept only in IndexedDB under one key so a re-pair replaces
-// a machine's secret in a single write. The service worker (push issue) reads the same key to
-// find the room keys that open a push (D6).
-export const PAIRINGS_KEY = 'pairings';
-/** E6: machines that removed this phone (RemovedNotice[]), so the notice survives a reload. */
+// a machine's secret in a single write. The service worker reads the same key to find the room
+// keys that open a push (D6).
+/** E6: machines that removed this phone (RemovedNotice[]), page-only, so the notice survives a reload. */
 export const REMOVED_KEY = 'removed-from';
 
 export type PairedMachine = {

@@ -8,7 +8,8 @@ import {
   fromBase64,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { PAIRINGS_KEY, type PairedMachine } from './pairing-store.ts';
+import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
+import type { PairedMachine } from './pairing-store.ts';
 import { cleanPhoneName, deviceName } from './phone-identity.ts';
 import {
   connect,

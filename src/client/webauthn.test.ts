@@ -8,7 +8,7 @@ import {
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { PRESENCE_ROOMS_KEY } from './push/store-layout.ts';
+import { PRESENCE_ROOMS_KEY } from '../../page-worker/store-layout.ts';
 import { connect, flush, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
 import {
   challengeOf,

@@ -1,6 +1,8 @@
+import type { Language } from '../../page-worker/language.ts';
 import { en, type MessageKey } from './en.ts';
 
-export const LOCALES = { en: 'en', zh: 'zh-CN' } as const;
+/** The BCP 47 tag (for Intl and the stored preference) of each of the app's languages. */
+export const LOCALES = { en: 'en', zh: 'zh-CN' } as const satisfies Record<Language, string>;
 export type Locale = (typeof LOCALES)[keyof typeof LOCALES];
 export type Dictionary = Record<MessageKey, string>;
 

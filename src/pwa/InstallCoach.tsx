@@ -1,9 +1,10 @@
 import { Show } from 'solid-js';
 import { INSTALL_ADVICE, installAdvice, type PlatformFacts } from './install-coach.ts';
-import { PWA_STRINGS, type UiLanguage } from './strings.ts';
+import type { Language } from '../../page-worker/language.ts';
+import { PWA_STRINGS } from './strings.ts';
 
 /** Shown in Settings above the notifications switch; renders nothing where no step is needed. */
-export function InstallCoach(props: { platform: PlatformFacts; language?: UiLanguage }) {
+export function InstallCoach(props: { platform: PlatformFacts; language?: Language }) {
   const s = () => PWA_STRINGS[props.language ?? 'en'];
   return (
     <Show when={installAdvice(props.platform) === INSTALL_ADVICE.iosAddToHomeScreen}>

@@ -1,9 +1,10 @@
 import { Show, createEffect, createSignal, onCleanup } from 'solid-js';
-import { PWA_STRINGS, type UiLanguage } from './strings.ts';
+import type { Language } from '../../page-worker/language.ts';
+import { PWA_STRINGS } from './strings.ts';
 import type { UpdateFlow } from './update-flow.ts';
 
 /** A non-modal banner: it never takes focus, so typing elsewhere is never interrupted. */
-export function UpdatePrompt(props: { flow: UpdateFlow | null; language?: UiLanguage }) {
+export function UpdatePrompt(props: { flow: UpdateFlow | null; language?: Language }) {
   const [waiting, setWaiting] = createSignal(false);
   createEffect(() => {
     const flow = props.flow;

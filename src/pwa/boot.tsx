@@ -1,7 +1,7 @@
 import { createSignal } from 'solid-js';
 import { render } from 'solid-js/web';
 import { registerServiceWorker } from './register.ts';
-import { languageOf } from './strings.ts';
+import { languageOf } from '../../page-worker/language.ts';
 import { UpdatePrompt } from './UpdatePrompt.tsx';
 import { answerWhereAreYou } from './where.ts';
 import './pwa.css';

@@ -1,9 +1,7 @@
+import type { Language } from '../../page-worker/language.ts';
+
 // The words of the install and update UI in the app's two languages (A7). The app passes
 // its language; the update banner, which runs outside the app's tree, follows <html lang>.
-export type UiLanguage = 'en' | 'zh';
-
-export const languageOf = (lang: string | null | undefined): UiLanguage =>
-  (lang ?? '').toLowerCase().startsWith('zh') ? 'zh' : 'en';
 
 export const PWA_STRINGS = {
   en: {
@@ -26,4 +24,4 @@ export const PWA_STRINGS = {
     coachNote:
       'iPhone 和 iPad 只向已安装的应用发送通知，且它有独立的存储：在 Safari 中配对的机器在那里不可见。',
   },
-} as const satisfies Record<UiLanguage, Record<string, string>>;
+} as const satisfies Record<Language, Record<string, string>>;

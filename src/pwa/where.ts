@@ -1,4 +1,8 @@
-import { WHERE_ARE_YOU } from '../client/push/sw-messages.ts';
+import {
+  WORKER_MESSAGE_TYPES,
+  parseWorkerMessage,
+  type WhereReply,
+} from '../../page-worker/messages.ts';
 
 /**
  * Answers the worker's "which URL do you show?" (sw/windows.ts): it skips a notification only
@@ -8,7 +12,9 @@ import { WHERE_ARE_YOU } from '../client/push/sw-messages.ts';
 export function answerWhereAreYou(): void {
   if (!('serviceWorker' in navigator)) return;
   navigator.serviceWorker.addEventListener('message', (event: MessageEvent) => {
-    const data = event.data as { type?: unknown } | null;
-    if (data?.type === WHERE_ARE_YOU) event.ports[0]?.postMessage({ url: location.href });
+    const message = parseWorkerMessage(event.data);
+    if (message.ok && message.value.type === WORKER_MESSAGE_TYPES.whereAreYou) {
+      event.ports[0]?.postMessage({ url: location.href } satisfies WhereReply);
+    }
   });
 }

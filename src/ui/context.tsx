@@ -19,7 +19,7 @@ import {
   type MessageKey,
   type Params,
 } from '../i18n/index.ts';
-import type { UiLanguage } from '../pwa/strings.ts';
+import { languageOf } from '../../page-worker/language.ts';
 
 export const THEMES = { system: 'system', light: 'light', dark: 'dark' } as const;
 export type Theme = (typeof THEMES)[keyof typeof THEMES];
@@ -98,9 +98,6 @@ export function initialLocale(): Locale {
   );
 }
 
-/** The worker's notification strings come in the app's two languages. */
-export const pushLanguageOf = (locale: Locale): UiLanguage => (locale === LOCALES.zh ? 'zh' : 'en');
-
 export function createUi(
   client: Client,
   initialPairCode: string | null,
@@ -133,7 +130,7 @@ export function createUi(
   };
   void readPersisted();
 
-  void push?.then((p) => p?.setLanguage(pushLanguageOf(untrack(locale))));
+  void push?.then((p) => p?.setLanguage(languageOf(untrack(locale))));
 
   return {
     client,
@@ -146,7 +143,7 @@ export function createUi(
       document.documentElement.lang = next;
       writePref(PREFS_LOCALE, next);
       // The worker writes notifications while the app is closed: it follows the app's language.
-      void push?.then((p) => p?.setLanguage(pushLanguageOf(next)));
+      void push?.then((p) => p?.setLanguage(languageOf(next)));
     },
     theme,
     setTheme(next) {

@@ -3,7 +3,7 @@ import { compactPush } from '../../protocol/index.ts';
 import { alreadyOnScreen } from './visible.ts';
 import { clickPlan } from './click.ts';
 import { notificationFor } from './notification.ts';
-import { DEFAULT_PUSH_SETTINGS, parsePushSettings } from './store-layout.ts';
+import { DEFAULT_PUSH_SETTINGS, parsePushSettings } from '../../page-worker/push-settings.ts';
 import { makeRoom } from './test-support/rooms.ts';
 
 const laptop = makeRoom('laptop');

@@ -3,7 +3,7 @@ import { compactPush, type CompactPushFields } from '../../protocol/index.ts';
 import { cardUrl } from './card-url.ts';
 import { notificationFor, REPAIR_TAG } from './notification.ts';
 import { UNREADABLE_REASONS, type OpenedPush } from './open-push.ts';
-import { DEFAULT_PUSH_SETTINGS, parsePushSettings } from './store-layout.ts';
+import { DEFAULT_PUSH_SETTINGS, parsePushSettings } from '../../page-worker/push-settings.ts';
 import { makeRoom } from './test-support/rooms.ts';
 
 const laptop = makeRoom('laptop');

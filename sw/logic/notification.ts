@@ -1,7 +1,7 @@
 import { WHAT_CUT_SUFFIX, type CompactPush } from '../../protocol/index.ts';
 import { cardUrl, HOME_URL } from './card-url.ts';
 import type { OpenedPush } from './open-push.ts';
-import type { PushSettings } from './store-layout.ts';
+import type { PushSettings } from '../../page-worker/push-settings.ts';
 import { stringsFor } from './strings.ts';
 
 export const NOTIFICATION_ACTIONS = { allow: 'allow', deny: 'deny' } as const;

@@ -3,7 +3,7 @@ import { compactPush, generateSecret, roomKeys, seal, toBase64 } from '../../pro
 import { notificationFor } from './notification.ts';
 import { openPush, UNREADABLE_REASONS } from './open-push.ts';
 import { roomsFromPairings } from './rooms.ts';
-import { DEFAULT_PUSH_SETTINGS } from './store-layout.ts';
+import { DEFAULT_PUSH_SETTINGS } from '../../page-worker/push-settings.ts';
 import { makeRoom, pairedMachine } from './test-support/rooms.ts';
 
 const laptop = makeRoom('laptop');

@@ -1,8 +1,8 @@
-import type { Language } from './store-layout.ts';
+import type { Language } from '../../page-worker/language.ts';
 
-// Every string the worker shows, in the app's two languages (A7). The worker cannot
-// reach the app's i18n bundle (sw/ imports only protocol/), so it keeps its own short table; the
-// page stores the chosen language in the push settings.
+// Every string the worker shows, in the app's two languages (A7). Only the worker shows them, so
+// they stay out of the page's bundle, and the page's words stay out of the worker's; the page
+// stores the chosen language in the push settings (page-worker/push-settings.ts).
 export type SwStrings = {
   approvalTitle: (machine: string) => string;
   questionTitle: (machine: string) => string;

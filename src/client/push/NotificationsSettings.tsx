@@ -2,7 +2,7 @@ import { For, Show, createSignal, onCleanup } from 'solid-js';
 import type { PushReceipt } from '../../../protocol/index.ts';
 import { InstallCoach } from '../../pwa/InstallCoach.tsx';
 import { INSTALL_ADVICE, installAdvice, type PlatformFacts } from '../../pwa/install-coach.ts';
-import type { UiLanguage } from '../../pwa/strings.ts';
+import type { Language } from '../../../page-worker/language.ts';
 import { MACHINE_PUSH_STATES, type PushClient, type PushClientState } from './push-client.ts';
 import { describeReceipt } from './receipt.ts';
 import { PUSH_UI_STRINGS, errorLabel, machineStateLabel } from './ui-strings.ts';
@@ -26,7 +26,7 @@ export function NotificationsSettings(props: {
     status?: { pushReceipt?: PushReceipt } | null;
   }[];
   platform: PlatformFacts;
-  language?: UiLanguage;
+  language?: Language;
 }) {
   const lang = () => props.language ?? 'en';
   const s = () => PUSH_UI_STRINGS[lang()];

@@ -1,6 +1,6 @@
 import { toBase64Url, type PushSubscriptionJson } from '../../../protocol/index.ts';
 import type { PushClient, PushPlatform } from './push-client.ts';
-import { PUSH_RECEIVED, SUBSCRIPTION_CHANGED } from './sw-messages.ts';
+import { WORKER_MESSAGE_TYPES, parseWorkerMessage } from '../../../page-worker/messages.ts';
 
 function toJson(sub: PushSubscription): PushSubscriptionJson {
   const json = sub.toJSON();
@@ -57,16 +57,16 @@ export function makeBrowserPushPlatform(): PushPlatform {
   };
 }
 
-/** Feeds the worker's messages (sw/logic/sw-messages.ts) into the push client. */
+/** Feeds the worker's messages (page-worker/messages.ts) into the push client. */
 export function listenToWorker(client: PushClient): () => void {
   if (!('serviceWorker' in navigator)) return () => undefined;
   const onMessage = (event: MessageEvent) => {
-    const data = event.data as { type?: unknown; roomId?: unknown; at?: unknown; kind?: unknown };
-    if (data?.type === PUSH_RECEIVED && typeof data.roomId === 'string') {
-      const at = typeof data.at === 'number' ? data.at : Date.now();
-      const kind = typeof data.kind === 'string' ? data.kind : 'unreadable';
-      client.pushReceived(data.roomId, { at, kind });
-    } else if (data?.type === SUBSCRIPTION_CHANGED) {
+    const parsed = parseWorkerMessage(event.data);
+    if (!parsed.ok) return;
+    const message = parsed.value;
+    if (message.type === WORKER_MESSAGE_TYPES.pushReceived && message.roomId !== null) {
+      client.pushReceived(message.roomId, { at: message.at, kind: message.kind });
+    } else if (message.type === WORKER_MESSAGE_TYPES.subscriptionChanged) {
       void client.onSubscriptionChanged();
     }
   };

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { ClientFrame, PushSubscriptionJson, Result } from '../../../protocol/index.ts';
 import {
   MACHINE_PUSH_STATES,
+  PUSH_CLIENT_KEY,
   PUSH_ERRORS,
   makePushClient,
   type PairedRoom,
   type PushKv,
   type PushPlatform,
 } from './push-client.ts';
-import { PUSH_ACTIVITY_KEY, PUSH_CLIENT_KEY, PUSH_SETTINGS_KEY } from './store-layout.ts';
+import { PUSH_ACTIVITY_KEY, PUSH_SETTINGS_KEY } from '../../../page-worker/store-layout.ts';
 
 // The browser's push APIs are scripted here (there is no push service on this machine); the real
 // APIs and the real relay are driven in e2e/push-*.spec.ts.

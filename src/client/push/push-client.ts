@@ -4,14 +4,14 @@ import {
   type PushSubscriptionJson,
   type Result,
 } from '../../../protocol/index.ts';
+import type { Language } from '../../../page-worker/language.ts';
 import {
-  PUSH_ACTIVITY_KEY,
-  PUSH_CLIENT_KEY,
-  PUSH_SETTINGS_KEY,
+  DEFAULT_PUSH_SETTINGS,
+  parsePushSettings,
   type PushActivity,
-  type PushLanguage,
   type PushSettings,
-} from './store-layout.ts';
+} from '../../../page-worker/push-settings.ts';
+import { PUSH_ACTIVITY_KEY, PUSH_SETTINGS_KEY } from '../../../page-worker/store-layout.ts';
 
 // N2: notifications are enabled only from a tap in Settings — permission, then the
 // relay's VAPID key, pushManager.subscribe, and push-subscribe for every paired room. The app
@@ -85,6 +85,10 @@ export type PushClientDeps = {
   now(): number;
 };
 
+/** Persisted — this module's own state across app starts, in the page's part of the shared store
+ * (page-worker/store-layout.ts); the worker never reads it. */
+export const PUSH_CLIENT_KEY = 'push-client';
+
 type Persisted = {
   enabled: boolean;
   endpoint: string | null;
@@ -98,7 +102,6 @@ const INITIAL: Persisted = {
   applicationServerKey: null,
   staleEndpoints: {},
 };
-const DEFAULT_SETTINGS: PushSettings = { showSessionTitle: false, language: 'en' };
 
 export type PushClient = {
   state(): PushClientState;
@@ -118,7 +121,7 @@ export type PushClient = {
   forget(roomId: string): boolean;
   pushReceived(roomId: string, activity: PushActivity): void;
   setShowSessionTitle(show: boolean): Promise<void>;
-  setLanguage(language: PushLanguage): Promise<void>;
+  setLanguage(language: Language): Promise<void>;
 };
 
 export function makePushClient(deps: PushClientDeps): PushClient {
@@ -129,7 +132,7 @@ export function makePushClient(deps: PushClientDeps): PushClient {
     permission: deps.platform.permission(),
     enabled: false,
     busy: false,
-    settings: DEFAULT_SETTINGS,
+    settings: DEFAULT_PUSH_SETTINGS,
     machines: {},
   };
   const listeners = new Set<() => void>();
@@ -252,10 +255,7 @@ export function makePushClient(deps: PushClientDeps): PushClient {
 
     async start() {
       persisted = { ...INITIAL, ...((await deps.kv.get<Persisted>(PUSH_CLIENT_KEY)) ?? {}) };
-      const settings = {
-        ...DEFAULT_SETTINGS,
-        ...((await deps.kv.get<PushSettings>(PUSH_SETTINGS_KEY)) ?? {}),
-      };
+      const settings = parsePushSettings(await deps.kv.get(PUSH_SETTINGS_KEY));
       const activity = (await deps.kv.get<Record<string, PushActivity>>(PUSH_ACTIVITY_KEY)) ?? {};
       const machines: Record<string, MachinePush> = {};
       for (const room of deps.rooms()) {

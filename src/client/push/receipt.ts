@@ -1,5 +1,5 @@
 import { PUSH_OUTCOMES, type PushOutcome, type PushReceipt } from '../../../protocol/index.ts';
-import type { UiLanguage } from '../../pwa/strings.ts';
+import type { Language } from '../../../page-worker/language.ts';
 
 // Settings › Notifications, per machine: what happened to that machine's last notification. The
 // machine learns it from the relay (which answers only failures) and sends it in the sealed
@@ -61,7 +61,7 @@ export const RECEIPT_STRINGS = {
       'rate-limited': '无需操作：一分钟内通知会自动恢复。',
     },
   },
-} as const satisfies Record<UiLanguage, Words>;
+} as const satisfies Record<Language, Words>;
 
 export type ReceiptView = { tone: ReceiptTone; text: string; hint?: string };
 
@@ -70,7 +70,7 @@ const fill = (template: string, values: Record<string, string | number>) =>
 
 /** The words for one machine's receipt; `time` formats the machine's timestamp. */
 export function describeReceipt(
-  language: UiLanguage,
+  language: Language,
   machine: string,
   receipt: PushReceipt,
   time: (ms: number) => string,

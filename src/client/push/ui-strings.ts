@@ -1,4 +1,4 @@
-import type { UiLanguage } from '../../pwa/strings.ts';
+import type { Language } from '../../../page-worker/language.ts';
 import {
   MACHINE_PUSH_STATES,
   PUSH_ERRORS,
@@ -50,10 +50,10 @@ export const PUSH_UI_STRINGS = {
     [PUSH_ERRORS.subscribeFailed]: '浏览器无法订阅通知。',
     [PUSH_ERRORS.otherRelayKey]: '此机器使用另一个中继；通知一次只能来自一个中继。',
   },
-} as const satisfies Record<UiLanguage, Record<string, string>>;
+} as const satisfies Record<Language, Record<string, string>>;
 
-export const machineStateLabel = (language: UiLanguage, state: MachinePushState): string =>
+export const machineStateLabel = (language: Language, state: MachinePushState): string =>
   PUSH_UI_STRINGS[language][state];
 
-export const errorLabel = (language: UiLanguage, code: PushErrorCode): string =>
+export const errorLabel = (language: Language, code: PushErrorCode): string =>
   PUSH_UI_STRINGS[language][code];

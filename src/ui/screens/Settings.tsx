@@ -3,7 +3,8 @@ import { NotificationsSettings } from '../../client/push/NotificationsSettings.t
 import { routeHref } from '../../client/router.ts';
 import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
 import { currentPlatform } from '../../pwa/install-coach.ts';
-import { THEMES, pushLanguageOf, useUi, type StorageState, type Theme } from '../context.tsx';
+import { languageOf } from '../../../page-worker/language.ts';
+import { THEMES, useUi, type StorageState, type Theme } from '../context.tsx';
 import { SecuritySettings } from '../SecuritySettings.tsx';
 import { Header, PairLink, Presence, RowLink } from '../widgets.tsx';
 
@@ -83,7 +84,7 @@ export default function Settings() {
                 client={client()}
                 machines={ui.state().machines}
                 platform={currentPlatform()}
-                language={pushLanguageOf(ui.locale())}
+                language={languageOf(ui.locale())}
               />
             )}
           </Show>
