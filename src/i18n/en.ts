@@ -348,7 +348,6 @@ export const en = {
   'phones.revoking': 'Revoking…',
   'phones.notSent': 'Not sent: connect to the machine first.',
   'phones.nameLabel': 'Name of this phone',
-  'phones.rename': 'Rename',
   'phones.save': 'Save name',
   'phones.nameInvalid': 'Write a name (at most 64 characters).',
   'phones.rotateFailed':

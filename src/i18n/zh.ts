@@ -335,7 +335,6 @@ export const zh: Record<MessageKey, string> = {
   'phones.revoking': '正在撤销…',
   'phones.notSent': '未发送：请先连接到机器。',
   'phones.nameLabel': '这部手机的名称',
-  'phones.rename': '重命名',
   'phones.save': '保存名称',
   'phones.nameInvalid': '请填写名称（最多 64 个字符）。',
   'phones.rotateFailed':
