@@ -5,7 +5,9 @@ import { makeIdbKv } from './client/idb-kv.ts';
 import { watchLifecycle } from './client/lifecycle.ts';
 import { waitingOf } from './client/waiting.ts';
 import type { PushClient } from './client/push/push-client.ts';
+import { deviceName } from './client/phone-identity.ts';
 import { pairingCodeIn } from './client/router.ts';
+import { makeBrowserAuthenticator } from './client/webauthn.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
 import { App } from './ui/App.tsx';
 import { UiProvider, createUi, initialLocale } from './ui/context.tsx';
@@ -30,7 +32,10 @@ const client = makeClient({
   socket: (url) => new WebSocket(url) as unknown as SocketLike,
   timers: browserTimers,
   pushEndpoint: () => push?.endpoint(),
-  onJoined: (roomId) => void pushReady.then((p) => p?.onJoined(roomId)),
+  // E6: after a room.rotate the old room's subscription goes once this has finished.
+  onJoined: (roomId) => pushReady.then((p) => p?.onJoined(roomId)),
+  phoneName: () => deviceName(navigator.userAgent),
+  authenticator: makeBrowserAuthenticator(location),
 });
 // N2: makeAppPushClient re-subscribes on every app start (push.start()); it starts after
 // the client so the paired rooms are known.

@@ -9,7 +9,7 @@ export const test = base.extend<{
   /** Starts a mock machine on the test's relay; every one is stopped after the test. */
   machine: (
     name: string,
-    options?: { allowFullAccess?: boolean; env?: Record<string, string> },
+    options?: { allowFullAccess?: boolean; env?: Record<string, string>; args?: string[] },
   ) => Promise<MockMachine>;
 }>({
   relay: async ({}, use) => {

@@ -112,6 +112,8 @@ export async function startMachine(options: {
   allowFullAccess?: boolean;
   appUrl: string;
   env?: Record<string, string>;
+  /** More flags, e.g. `--require-presence all` (E7). */
+  args?: string[];
 }): Promise<MockMachine> {
   const state = tempDir('machine-state');
   const root = tempDir('machine-root');
@@ -128,6 +130,7 @@ export async function startMachine(options: {
     options.appUrl,
   ];
   if (options.allowFullAccess) args.push('--allow-full-access');
+  args.push(...(options.args ?? []));
   const launch = async () => {
     const p = startProcess(`machine ${options.name}`, 'machine/main.ts', args, options.env);
     await p.waitForLine(/Type "help" for desk commands/);

@@ -167,3 +167,23 @@ export async function writeKeyval(page: Page, key: string, value: unknown): Prom
     { key, value },
   );
 }
+
+export async function readKeyval(page: Page, key: string): Promise<unknown> {
+  return page.evaluate(
+    (key) =>
+      new Promise<unknown>((resolve, reject) => {
+        const open = indexedDB.open('keyval-store');
+        open.onupgradeneeded = () => open.result.createObjectStore('keyval');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('keyval', 'readonly').objectStore('keyval').get(key);
+          get.onsuccess = () => {
+            open.result.close();
+            resolve(get.result);
+          };
+          get.onerror = () => reject(get.error);
+        };
+      }),
+    key,
+  );
+}

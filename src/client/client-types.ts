@@ -1,9 +1,11 @@
-import type { AccessLevel } from '../../protocol/index.ts';
+import type { AccessLevel, WebAuthnCredential } from '../../protocol/index.ts';
 import type { LinkStatus } from './connection.ts';
 import type { ChoiceRefusal } from './extensions.ts';
 import type { Kv } from './kv.ts';
 import type { MachineView } from './machine-view.ts';
 import type { OutboxEntry } from './outbox.ts';
+import type { RemovedNotice } from './pairing-store.ts';
+import type { Authenticator, PresenceFailure } from './webauthn.ts';
 import type { ReplyNote } from './reply-notes.ts';
 import type { SocketFactory, Timers } from './socket.ts';
 
@@ -25,6 +27,16 @@ export type ClientState = {
   drafts: Readonly<Record<string, string>>;
   /** U2: the fate of recent replies per reply draft key (reply-notes.ts). */
   replyNotes: Readonly<Record<string, ReplyNote[]>>;
+  /** E6: machines that removed this phone; their secrets are gone. */
+  removed: readonly RemovedNotice[];
+  /** E6: this phone's id and name per paired room (Machine › Phones marks "this phone"). */
+  phones: Readonly<Record<string, { phoneId: string; name: string }>>;
+  /** E6: a `room.rotate` for this phone that could not be opened, by room (never acted on). */
+  rotateFailures: Readonly<Record<string, string>>;
+  /** E6: rooms this phone moved out of after a rotate, and where to (screens follow). */
+  moved: Readonly<Record<string, string>>;
+  /** E7: this phone's registered platform credential, if the owner turned presence on. */
+  credential: WebAuthnCredential | null;
 };
 
 export const ACT_BLOCKS = {
@@ -38,7 +50,7 @@ export const ACT_BLOCKS = {
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
 /** EC: the machine never announced the capability this action needs, so nothing is sent. */
 export const NOT_OFFERED = 'not-offered';
-export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED;
+export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED | PresenceFailure;
 export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActRefusal };
 
 export type ClientDeps = {
@@ -52,7 +64,11 @@ export type ClientDeps = {
   /** The push subscription endpoint, once the push issue has one (forget unsubscribes it). */
   pushEndpoint?: () => string | undefined;
   /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
-  onJoined?: (roomId: string) => void;
+  onJoined?: (roomId: string) => unknown;
+  /** E6: the name a new pairing gives this phone ("Pixel 8 · Chrome", phone-identity.ts). */
+  phoneName?: () => string;
+  /** E7: the platform authenticator (webauthn.ts); absent = presence cannot be turned on. */
+  authenticator?: Authenticator;
 };
 
 export type DispatchInput = {

@@ -128,18 +128,15 @@ describe('Messages are opened with the room key (D12, D13)', () => {
     expect(all).not.toContain('PLAINTEXT');
   });
 
-  it('E6: phones and room.rotate are ignored like an unknown type until the app handles them (E2 rules are read: extensions.test.ts)', async () => {
-    const { client, m, ws, logs, clock } = await paired();
+  it('E6: a room.rotate for another phone changes nothing; a phones list is kept as the machine said', async () => {
+    const { client, m, ws } = await paired();
     m.say(ws, { type: 'session.snapshot', sessions: [] });
-    const before = client.state().machines[0];
-    clock.advance(1_000);
-    m.say(ws, { type: 'phones', phones: [] });
     m.say(ws, { type: 'room.rotate', phoneId: 'p-1', box: 'AAAA' });
-    expect(client.state().machines[0]).toEqual(before);
-    expect(logs.slice(-2)).toEqual([
-      expect.stringContaining('ignored a message (unknown-type phones)'),
-      expect.stringContaining('ignored a message (unknown-type room.rotate)'),
-    ]);
+    await flush();
+    expect(client.state().machines[0]?.roomId).toBe(m.roomId);
+    expect(client.state().rotateFailures).toEqual({});
+    m.say(ws, { type: 'phones', phones: [] });
+    expect(client.state().machines[0]?.phones).toEqual([]);
   });
 
   it('presence of the machine drives its indicator and asks for a snapshot when it comes back', async () => {

@@ -2,7 +2,11 @@ import {
   fromBase64Url,
   roomKeys,
   seal,
+  dispatchNeedsPresence,
   type Decision,
+  type MachineMessage,
+  type PresenceAssertion,
+  type WebAuthnCredential,
   type Pairing,
   type PhoneMessage,
   type QuestionAnswer,
@@ -35,7 +39,18 @@ import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
 import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
+import { cleanPhoneName, makePhoneIdentity, registerFields } from './phone-identity.ts';
+import { keyToPin, phonesOffered, readRotate, removedBy, shouldRegister } from './phones.ts';
+import { PRESENCE_ROOMS_KEY } from '../../page-worker/store-layout.ts';
 import { makeReplyNotes } from './reply-notes.ts';
+import {
+  challengeOf,
+  loadCredential,
+  PRESENCE_CREDENTIAL_KEY,
+  PRESENCE_FAILURES,
+  presenceText,
+  PresenceError,
+} from './webauthn.ts';
 
 export * from './client-types.ts';
 
@@ -63,6 +78,31 @@ export function makeClient(deps: ClientDeps) {
   let relayNotices: Record<string, RelayNotice> = {};
   let network: NetworkState = NETWORK_STATES.online;
   let ready = false;
+  // E6: rooms whose phone.register went out since their last fresh hello-ok.
+  const registered = new Set<string>();
+  // E6: a room we moved into after a rotate -> the old room and relay, whose push subscription
+  // is dropped once the new room's own is in place (subscribe new, then unsubscribe old).
+  const movedFrom = new Map<string, { roomId: string; relay: string }>();
+  const following = new Set<string>();
+  let rotateFailures: Record<string, string> = {};
+  // E6: old room -> the room it moved to, so a screen open on the old one follows the move.
+  let movedRooms: Record<string, string> = {};
+  let credential: WebAuthnCredential | null = null;
+  // E7: the rooms the worker must not offer Allow for (PRESENCE_ROOMS_KEY), as last written.
+  let presenceRooms: string | null = null;
+  const syncPresenceRooms = () => {
+    const list = Object.values(views)
+      .filter((v) => v.status?.capabilities?.presence !== undefined)
+      .map((v) => v.roomId)
+      .sort();
+    const text = JSON.stringify(list);
+    if (text === presenceRooms) return;
+    presenceRooms = text;
+    deps.kv.set(PRESENCE_ROOMS_KEY, list).catch(() => {
+      presenceRooms = null;
+      log('presence: the rooms that need presence could not be stored');
+    });
+  };
   let snapshot: ClientState | null = null;
   // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
   // card the machine no longer holds is dropped instead of re-sent.
@@ -112,6 +152,8 @@ export function makeClient(deps: ClientDeps) {
       return;
     }
     if (message.type === 'machine.status') clock.observe(roomId, message.ts);
+    if (message.type === 'room.rotate') return void follow(room, message);
+    if (removedBy(room.paired, message)) return void removed(roomId);
     let ask: TranscriptAsk | undefined;
     if (message.type === 'transcript') {
       ask = asks.get(message.requestId);
@@ -123,6 +165,110 @@ export function makeClient(deps: ClientDeps) {
       true,
     );
     if (message.type === 'session.snapshot' && snapshotCame(roomId)) resend(roomId);
+    if (message.type === 'machine.status') {
+      syncPresenceRooms();
+      void pinAndRegister(room, message);
+    }
+  };
+
+  // E6: pins the machine's first box key, then registers if the machine offers phones.
+  const pinAndRegister = async (
+    room: Room,
+    status: Extract<MachineMessage, { type: 'machine.status' }>,
+  ) => {
+    const pin = keyToPin(room.paired, status);
+    if (pin !== null) {
+      const updated = await pairings.update(room.paired.roomId, { machineBoxKey: pin });
+      if (updated) room.paired = updated;
+    }
+    register(room.paired.roomId);
+  };
+  const register = (roomId: string) => {
+    const room = rooms.get(roomId);
+    if (!room?.paired.phone || registered.has(roomId)) return;
+    if (!shouldRegister(room.paired, views[roomId])) return;
+    const fields = registerFields(room.paired.phone, uuid(), credential);
+    if (send(roomId, fields)) registered.add(roomId);
+  };
+
+  // E6: a room.rotate for this phone, opened with the pinned key: move to the new room at once.
+  const follow = async (room: Room, message: Extract<MachineMessage, { type: 'room.rotate' }>) => {
+    const from = room.paired.roomId;
+    const opened = readRotate(room.paired, message);
+    if (!opened.ok) {
+      if (opened.code === 'not-for-me') return;
+      log(`room ${from.slice(0, 8)}: a room.rotate was refused (${opened.code})`);
+      rotateFailures = { ...rotateFailures, [from]: opened.code };
+      return changed();
+    }
+    if (following.has(from)) return;
+    following.add(from);
+    try {
+      const moved = await pairings.rotate(from, opened.value);
+      if (!moved) return;
+      const to = moved.roomId;
+      const oldView = views[from];
+      rooms.delete(from);
+      registered.delete(from);
+      snapshotCame(from);
+      addRoom(moved);
+      const { [from]: _old, ...rest } = views;
+      views = {
+        ...rest,
+        [to]: {
+          ...(oldView ?? emptyView(to, moved.machine, moved.relay)),
+          roomId: to,
+          relay: moved.relay,
+          machineOnline: false,
+          machineSince: null,
+        },
+      };
+      const { [from]: _f, ...failures } = rotateFailures;
+      rotateFailures = failures;
+      outbox.moveRoom(from, to);
+      cache.forget(from);
+      movedFrom.set(to, { roomId: from, relay: room.paired.relay });
+      movedRooms = Object.fromEntries([
+        ...Object.entries(movedRooms).map(([k, v]) => [k, v === from ? to : v]),
+        [from, to],
+      ]);
+      syncPresenceRooms();
+      changed();
+      const c = connections.get(moved.relay);
+      if (c) c.join(to);
+      else connectionFor(moved.relay);
+    } finally {
+      following.delete(from);
+    }
+  };
+
+  // E6: the old room's push subscription goes once the new room's is in place.
+  const leaveOldRoom = (to: string) => {
+    const old = movedFrom.get(to);
+    if (!old) return;
+    movedFrom.delete(to);
+    const endpoint = deps.pushEndpoint?.();
+    const c = connections.get(old.relay);
+    if (endpoint) c?.send({ kind: 'push-unsubscribe', room: old.roomId, endpoint });
+    // The relay has no "leave": a socket that holds only the old room is closed.
+    if (c && roomsOf(old.relay).length === 0) {
+      c.close();
+      connections.delete(old.relay);
+    }
+  };
+
+  // E6: the machine revoked this phone: the secret goes, a notice stays ("removed from …").
+  const removed = async (roomId: string) => {
+    const room = rooms.get(roomId);
+    if (!room) return;
+    const endpoint = deps.pushEndpoint?.();
+    const c = connections.get(room.paired.relay);
+    if (endpoint) c?.send({ kind: 'push-unsubscribe', room: roomId, endpoint });
+    rooms.delete(roomId);
+    await pairings.markRemoved(roomId, now());
+    dropRoom(roomId);
+    if (roomsOf(room.paired.relay).length === 0) closeRelay(room.paired.relay);
+    else c?.restart();
   };
 
   const onEvent = (relay: string, event: ConnectionEvent) => {
@@ -137,6 +283,8 @@ export function makeClient(deps: ClientDeps) {
         const machineOnline = event.peers.machine > 0;
         if (machineOnline !== view.machineOnline || view.machineSince === null)
           setView(event.room, { ...view, machineOnline, machineSince: now() });
+        if (event.fresh) registered.delete(event.room);
+        if (machineOnline) register(event.room);
         if (machineOnline && (event.fresh || awaitingSnapshot.has(event.room))) {
           awaitSnapshot(event.room);
           send(event.room, { type: 'sessions.get' });
@@ -144,7 +292,9 @@ export function makeClient(deps: ClientDeps) {
         // Without the machine in the room the relay would drop a re-send; it goes out when the
         // machine's presence arrives instead.
         if (machineOnline) resend(event.room);
-        deps.onJoined?.(event.room);
+        const subscribed = deps.onJoined?.(event.room);
+        if (movedFrom.has(event.room))
+          void Promise.resolve(subscribed).finally(() => leaveOldRoom(event.room));
         return;
       }
       case 'refused':
@@ -167,6 +317,8 @@ export function makeClient(deps: ClientDeps) {
           if (!view) return;
           setView(frame.room, { ...view, machineOnline: frame.online, machineSince: now() });
           if (frame.online) {
+            registered.delete(frame.room);
+            register(frame.room);
             awaitSnapshot(frame.room);
             send(frame.room, { type: 'sessions.get' });
             resend(frame.room);
@@ -218,11 +370,21 @@ export function makeClient(deps: ClientDeps) {
     const c = connections.get(room.paired.relay);
     return c?.send({ kind: 'msg', room: roomId, payload }) ?? false;
   };
+  // E6: every action names its phone, only to a machine that announced phones (EC).
+  const sender = (roomId: string): { phoneId?: string } => {
+    const phone = rooms.get(roomId)?.paired.phone;
+    return phone && phonesOffered(views[roomId]) ? { phoneId: phone.phoneId } : {};
+  };
   const send = (
     roomId: string,
     fields: { type: PhoneMessage['type'] } & Record<string, unknown>,
   ) => {
-    const message = { v: 1, ts: clock.machineNow(roomId), ...fields } as PhoneMessage;
+    const message = {
+      v: 1,
+      ts: clock.machineNow(roomId),
+      ...sender(roomId),
+      ...fields,
+    } as PhoneMessage;
     return transmit(roomId, message) ? message : null;
   };
   const resend = (roomId: string) => {
@@ -261,6 +423,7 @@ export function makeClient(deps: ClientDeps) {
     kind: ActionKind,
     targetOf: (requestId: string) => string,
     fields: { type: PhoneMessage['type'] } & Record<string, unknown>,
+    presence?: (requestId: string, ts: number) => Promise<PresenceAssertion | null>,
   ): Promise<ActResult> => {
     // One decision per approval or question (one Stop per session, one revoke per rule): a
     // second tap returns the first action, unsent.
@@ -271,7 +434,24 @@ export function makeClient(deps: ClientDeps) {
     const block = blocked(roomId);
     if (block) return { ok: false, code: block };
     const requestId = uuid();
-    const message = { v: 1, ts: clock.machineNow(roomId), ...fields, requestId } as PhoneMessage;
+    const ts = clock.machineNow(roomId);
+    // E7: the assertion signs this message's own requestId and ts, so it is made before storing.
+    let assertion: PresenceAssertion | null = null;
+    try {
+      assertion = presence ? await presence(requestId, ts) : null;
+    } catch (e) {
+      const code = e instanceof PresenceError ? e.code : PRESENCE_FAILURES.cancelled;
+      log(`presence: no assertion (${code})`);
+      return { ok: false, code };
+    }
+    const message = {
+      v: 1,
+      ts,
+      ...sender(roomId),
+      ...fields,
+      requestId,
+      ...(assertion ? { presence: assertion } : {}),
+    } as PhoneMessage;
     try {
       await outbox.add({
         requestId,
@@ -289,6 +469,36 @@ export function makeClient(deps: ClientDeps) {
     return { ok: true, requestId };
   };
 
+  const dropRoom = (roomId: string) => {
+    rooms.delete(roomId);
+    registered.delete(roomId);
+    outbox.forgetRoom(roomId);
+    replyNotes.forgetRoom(roomId);
+    cache.forget(roomId);
+    const { [roomId]: _gone, ...rest } = views;
+    views = rest;
+    syncPresenceRooms();
+    changed();
+  };
+  const closeRelay = (relay: string) => {
+    connections.get(relay)?.close();
+    connections.delete(relay);
+    const { [relay]: _l, ...others } = links;
+    links = others;
+    changed();
+  };
+
+  // E7: an assertion when this approval or dispatch needs one and presence is on; null otherwise
+  // (the machine then answers presence-required, which the card shows).
+  const presenceFor =
+    (what: Parameters<typeof presenceText>[0]) =>
+    async (requestId: string, ts: number): Promise<PresenceAssertion | null> => {
+      if (!credential || !deps.authenticator) return null;
+      const text = presenceText(what, requestId, ts);
+      if (text === null) throw new PresenceError(PRESENCE_FAILURES.unusable, 'Bad challenge.');
+      return deps.authenticator.assert(credential, await challengeOf(text));
+    };
+
   const addRoom = (paired: PairedMachine) => {
     const secret = fromBase64Url(paired.secret);
     if (!secret) return log(`pairing ${paired.roomId.slice(0, 8)}: stored secret unreadable`);
@@ -297,10 +507,28 @@ export function makeClient(deps: ClientDeps) {
       views = { ...views, [paired.roomId]: emptyView(paired.roomId, paired.machine, paired.relay) };
   };
 
+  const newIdentity = () => makePhoneIdentity(uuid(), deps.phoneName?.() ?? 'Phone');
+  const reRegisterAll = () => {
+    for (const roomId of rooms.keys()) {
+      registered.delete(roomId);
+      register(roomId);
+    }
+  };
+
   return {
     clock,
     async start() {
-      const [list] = await Promise.all([pairings.load(), outbox.load(), drafts.load()]);
+      const [loaded, , , stored] = await Promise.all([
+        pairings.load(),
+        outbox.load(),
+        drafts.load(),
+        loadCredential(deps.kv),
+      ]);
+      credential = stored;
+      // E6: a pairing made before per-phone identities gets its identity now.
+      const list: PairedMachine[] = [];
+      for (const p of loaded)
+        list.push(p.phone ? p : ((await pairings.update(p.roomId, { phone: newIdentity() })) ?? p));
       for (const paired of list) {
         addRoom(paired);
         const cached = await loadCachedView(deps.kv, paired.roomId);
@@ -312,6 +540,7 @@ export function makeClient(deps: ClientDeps) {
         }
       }
       ready = true;
+      syncPresenceRooms();
       changed();
       for (const relay of new Set(list.map((p) => p.relay))) connectionFor(relay);
     },
@@ -328,6 +557,17 @@ export function makeClient(deps: ClientDeps) {
         network,
         drafts: drafts.all(),
         replyNotes: replyNotes.all(),
+        removed: pairings.removed(),
+        phones: Object.fromEntries(
+          pairings
+            .list()
+            .flatMap((p) =>
+              p.phone ? [[p.roomId, { phoneId: p.phone.phoneId, name: p.phone.name }]] : [],
+            ),
+        ),
+        rotateFailures,
+        moved: movedRooms,
+        credential,
       };
       return snapshot;
     },
@@ -337,15 +577,10 @@ export function makeClient(deps: ClientDeps) {
     },
     blocked,
     async pair(pairing: Pairing) {
-      const { paired, replaced } = await pairings.save(pairing, now());
-      for (const old of replaced) {
-        rooms.delete(old);
-        outbox.forgetRoom(old);
-        replyNotes.forgetRoom(old);
-        cache.forget(old);
-        const { [old]: _gone, ...rest } = views;
-        views = rest;
-      }
+      const { paired, replaced } = await pairings.save(pairing, now(), newIdentity());
+      for (const old of replaced) dropRoom(old);
+      if (pairings.removed().some((r) => r.roomId === paired.roomId))
+        await pairings.dismissRemoved(paired.roomId);
       addRoom(paired);
       changed();
       const c = connections.get(paired.relay);
@@ -361,21 +596,10 @@ export function makeClient(deps: ClientDeps) {
       const c = connections.get(room.paired.relay);
       if (endpoint) c?.send({ kind: 'push-unsubscribe', room: roomId, endpoint });
       await pairings.forget(roomId);
-      rooms.delete(roomId);
-      outbox.forgetRoom(roomId);
-      replyNotes.forgetRoom(roomId);
-      cache.forget(roomId);
-      const { [roomId]: _gone, ...rest } = views;
-      views = rest;
-      changed();
+      dropRoom(roomId);
       // The relay has no "leave": a fresh socket joins only the rooms still paired.
-      if (roomsOf(room.paired.relay).length === 0) {
-        c?.close();
-        connections.delete(room.paired.relay);
-        const { [room.paired.relay]: _l, ...others } = links;
-        links = others;
-        changed();
-      } else c?.restart();
+      if (roomsOf(room.paired.relay).length === 0) closeRelay(room.paired.relay);
+      else c?.restart();
     },
     /**
      * E2/E3: `choice` (a remembered scope, an edited command) is sent only when the machine
@@ -396,12 +620,15 @@ export function makeClient(deps: ClientDeps) {
         if (!checked.ok) return Promise.resolve(checked);
         extras = checked.extras;
       }
-      return act(roomId, 'approval', () => approvalId, {
-        type: 'approval.respond',
-        approvalId,
-        decision,
-        ...extras,
-      });
+      // E7: a deny never needs presence, so it never prompts.
+      const needsPresence = decision === 'allow' && approval?.presence === true;
+      return act(
+        roomId,
+        'approval',
+        () => approvalId,
+        { type: 'approval.respond', approvalId, decision, ...extras },
+        needsPresence ? presenceFor({ approvalId, decision }) : undefined,
+      );
     },
     /** E4: only to a machine that announced `interrupt`. */
     interrupt(roomId: string, sessionId: string): Promise<ActResult> {
@@ -427,13 +654,74 @@ export function makeClient(deps: ClientDeps) {
     respondQuestion: (roomId: string, questionId: string, answers: QuestionAnswer[]) =>
       act(roomId, 'question', () => questionId, { type: 'question.respond', questionId, answers }),
     dispatch: (roomId: string, input: DispatchInput) =>
-      act(roomId, 'dispatch', (id) => id, {
-        type: 'dispatch.request',
-        prompt: input.prompt,
-        worktree: input.worktree,
-        ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
-        ...(input.access === 'full' ? { access: 'full' } : {}),
-      }),
+      act(
+        roomId,
+        'dispatch',
+        (id) => id,
+        {
+          type: 'dispatch.request',
+          prompt: input.prompt,
+          worktree: input.worktree,
+          ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+          ...(input.access === 'full' ? { access: 'full' } : {}),
+        },
+        dispatchNeedsPresence(views[roomId]?.status?.capabilities?.presence, input.access)
+          ? presenceFor({ dispatch: true })
+          : undefined,
+      ),
+    /**
+     * E6: asks the machine to revoke a phone (a read-like request, not kept in the outbox: the
+     * `phones` list the machine sends afterwards shows the outcome). False when not sent.
+     */
+    revokePhone(roomId: string, phoneId: string): boolean {
+      if (!phonesOffered(views[roomId]) || blocked(roomId) !== null) return false;
+      return send(roomId, { type: 'phone.revoke', requestId: uuid(), phoneId }) !== null;
+    },
+    /** E6: renames this phone for one machine; registered again at once. */
+    async renamePhone(roomId: string, name: string): Promise<boolean> {
+      const phone = rooms.get(roomId)?.paired.phone;
+      const clean = cleanPhoneName(name);
+      if (!phone || clean === null) return false;
+      const updated = await pairings.update(roomId, { phone: { ...phone, name: clean } });
+      const room = rooms.get(roomId);
+      if (!updated || !room) return false;
+      room.paired = updated;
+      registered.delete(roomId);
+      register(roomId);
+      changed();
+      return true;
+    },
+    /** E6: hides a "removed from <machine>" notice. */
+    async dismissRemoved(roomId: string) {
+      await pairings.dismissRemoved(roomId);
+      changed();
+    },
+    /**
+     * E7: creates the platform credential (user verification required) and registers it with
+     * every machine that offers phones. Throws PresenceError (code) when it cannot.
+     */
+    async enablePresence(): Promise<void> {
+      if (!deps.authenticator)
+        throw new PresenceError(PRESENCE_FAILURES.unavailable, 'No authenticator.');
+      const first = pairings.list().find((p) => p.phone)?.phone;
+      const made = await deps.authenticator.create({
+        phoneId: first?.phoneId ?? uuid(),
+        name: first?.name ?? deps.phoneName?.() ?? 'Phone',
+      });
+      await deps.kv.set(PRESENCE_CREDENTIAL_KEY, made);
+      credential = made;
+      reRegisterAll();
+      changed();
+    },
+    /** E7: forgets the credential here; machines keep it until this phone registers again. */
+    async disablePresence(): Promise<void> {
+      await deps.kv.del(PRESENCE_CREDENTIAL_KEY);
+      credential = null;
+      reRegisterAll();
+      changed();
+    },
+    presenceAvailable: (): Promise<boolean> =>
+      deps.authenticator ? deps.authenticator.available() : Promise.resolve(false),
     sendMessage: (roomId: string, sessionId: string, text: string) =>
       act(roomId, 'message', () => sessionId, { type: 'session.message', sessionId, text }),
     getTranscript(roomId: string, sessionId: string, before?: number): string | null {

@@ -10,12 +10,6 @@ import type { makeReplyNotes } from './reply-notes.ts';
 
 export type Opened = { view: MachineView; message: MachineMessage | null };
 
-// E6: parsed by protocol/ but not handled by this app yet; ignored like an unknown type.
-const NOT_HANDLED_YET: Partial<Record<MachineMessage['type'], true>> = {
-  phones: true,
-  'room.rotate': true,
-};
-
 /** Opens and parses; the view only changes for the D13 "re-pair needed" state. */
 export function openFrame(
   view: MachineView,
@@ -33,11 +27,10 @@ export function openFrame(
   }
   const base = view.repairNeeded ? { ...view, repairNeeded: false } : view;
   const parsed = parseMachineMessage(opened.value);
-  if (!parsed.ok || parsed.value.type in NOT_HANDLED_YET) {
+  if (!parsed.ok) {
     // D12 and forward compatibility: ignored, logged by type only, never by content.
-    const why = parsed.ok ? `unknown-type ${parsed.value.type}` : parsed.code;
-    const type = !parsed.ok && parsed.type ? ` ${parsed.type}` : '';
-    log(`room ${room}: ignored a message (${why}${type})`);
+    const type = parsed.type ? ` ${parsed.type}` : '';
+    log(`room ${room}: ignored a message (${parsed.code}${type})`);
     return { view: base, message: null };
   }
   return { view: base, message: parsed.value };

@@ -1,9 +1,11 @@
 import type {
   ApprovalRequest,
+  DecidedBy,
   DispatchResult,
   ErrorMessage,
   MachineMessage,
   MachineStatus,
+  PhoneEntry,
   QuestionRequest,
   RuleEntry,
   Session,
@@ -39,6 +41,8 @@ export type ClosedNote = {
   ts: number;
   /** E1: the decision this phone had queued for the card, never confirmed and now dropped. */
   undelivered?: 'allow' | 'deny' | 'answer';
+  /** E6: the phone that decided, as the machine said. */
+  by?: DecidedBy;
 };
 
 /** A card that ended, by id ("a:<id>" / "q:<id>"): who ended it and the machine ts of that frame. */
@@ -73,6 +77,8 @@ export type MachineView = {
   ended: Record<string, Ended>;
   /** E2: the machine's remembered approvals as its last `rules` said; null = not asked yet. */
   rules: RuleEntry[] | null;
+  /** E6: the machine's phones as its last `phones` said; null = not heard yet. */
+  phones: PhoneEntry[] | null;
 };
 
 export const MAX_ERRORS_KEPT = 20;
@@ -107,6 +113,7 @@ export function emptyView(roomId: string, name: string, relay: string): MachineV
     frames: {},
     ended: {},
     rules: null,
+    phones: null,
   };
 }
 
@@ -186,12 +193,14 @@ export function applyMessage(
         by: 'machine',
         ts: message.ts,
         at,
+        ...(message.by ? { decidedBy: message.by } : {}),
       });
     case 'question.closed':
       return closeCard(v, 'question', message.questionId, message.resolution, {
         by: 'machine',
         ts: message.ts,
         at,
+        ...(message.by ? { decidedBy: message.by } : {}),
       });
     case 'dispatch.result':
       return {
@@ -204,6 +213,9 @@ export function applyMessage(
     case 'rules':
       // E2: the whole list, sent as the reply to rules.get and after every change.
       return { ...v, rules: message.rules };
+    case 'phones':
+      // E6: the whole list, sent as the reply to phone.register and after every change.
+      return { ...v, phones: message.phones };
     case 'turn.final':
       return { ...v, finals: { ...v.finals, [message.sessionId]: message } };
     case 'transcript': {

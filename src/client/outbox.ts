@@ -58,8 +58,16 @@ export type Outbox = {
   confirm(roomId: string, message: MachineMessage): OutboxEntry[];
   remove(requestId: string): void;
   forgetRoom(roomId: string): void;
+  /** E6: after a `room.rotate` the actions still waiting go to the machine in its new room. */
+  moveRoom(from: string, to: string): void;
 };
 
+/** E7: why the machine refused an allow and left its approval pending. */
+export const PRESENCE_REFUSALS: readonly string[] = [
+  'presence-required',
+  'presence-invalid',
+  'phone-revoked',
+];
 const MESSAGE_REFUSALS: readonly string[] = [
   'message-too-long-chars',
   'message-too-long-bytes',
@@ -139,11 +147,13 @@ export function makeOutbox(options: {
         // about something else in that session (a crashed turn, a transcript) are not refusals.
         if (e.kind === 'message')
           return message.sessionId === e.targetId && refusesMessage(message);
-        // D11: the machine no longer holds the card this decision was for.
+        // D11: the machine no longer holds the card this decision was for. E7: an allow refused
+        // for want of presence is answered too — the card stays pending and may be tried again.
         return (
           (e.kind === 'approval' || e.kind === 'question') &&
-          message.reason === 'not-pending' &&
-          message.context === e.targetId
+          message.context === e.targetId &&
+          (message.reason === 'not-pending' ||
+            (e.kind === 'approval' && PRESENCE_REFUSALS.includes(message.reason ?? '')))
         );
       default:
         return false;
@@ -216,6 +226,18 @@ export function makeOutbox(options: {
     },
     forgetRoom(roomId) {
       drop(new Set(list.filter((e) => e.roomId === roomId).map((e) => e.requestId)));
+      persist();
+    },
+    moveRoom(from, to) {
+      list = list.map((e) =>
+        e.roomId !== from
+          ? e
+          : {
+              ...e,
+              roomId: to,
+              state: e.state === ACTION_STATES.sent ? ACTION_STATES.unconfirmed : e.state,
+            },
+      );
       persist();
     },
   };

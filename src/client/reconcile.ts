@@ -1,4 +1,4 @@
-import type { MachineStatus, SessionSnapshot } from '../../protocol/index.ts';
+import type { DecidedBy, MachineStatus, SessionSnapshot } from '../../protocol/index.ts';
 import { touch, without } from './bounded.ts';
 import type { ClosedNote, Ended, MachineView } from './machine-view.ts';
 
@@ -38,7 +38,7 @@ export function closeCard(
   kind: 'approval' | 'question',
   id: string,
   resolution: string,
-  how: { by: Ended['by']; ts: number; at: number; queued?: QueuedLookup },
+  how: { by: Ended['by']; ts: number; at: number; queued?: QueuedLookup; decidedBy?: DecidedBy },
 ): MachineView {
   const ended = touch(v.ended, cardKey(kind, id), { by: how.by, ts: how.ts }, MAX_ENDED_KEPT);
   const approval = kind === 'approval' ? v.approvals[id] : undefined;
@@ -55,6 +55,7 @@ export function closeCard(
     at: how.at,
     ts: how.ts,
     ...(undelivered ? { undelivered } : {}),
+    ...(how.decidedBy ? { by: how.decidedBy } : {}),
   };
   return {
     ...v,

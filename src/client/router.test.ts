@@ -10,6 +10,7 @@ describe('Routes: every screen has a URL (notification deep links)', () => {
     { name: 'new', roomId: 'r-1_x' },
     { name: 'machine', roomId: 'r-1_x' },
     { name: 'rules', roomId: 'r-1_x' },
+    { name: 'phones', roomId: 'r-1_x' },
     { name: 'session', roomId: 'r', sessionId: 's/with space' },
     { name: 'session', roomId: 'r', sessionId: 's', card: { kind: 'approval', id: 'a1' } },
     { name: 'session', roomId: 'r', sessionId: 's', card: { kind: 'question', id: 'q1' } },

@@ -7,6 +7,8 @@ export type Route =
   | { name: 'machine'; roomId: string }
   /** E2: Machine › Rules, the machine's remembered approvals. */
   | { name: 'rules'; roomId: string }
+  /** E6: Machine › Phones, every phone paired with one machine. */
+  | { name: 'phones'; roomId: string }
   | {
       name: 'session';
       roomId: string;
@@ -40,6 +42,7 @@ export function parseRoute(hash: string): Route {
   if (a === 'new' && parts.length <= 2) return b ? { name: 'new', roomId: b } : { name: 'new' };
   if (a === 'm' && b && parts.length === 2) return { name: 'machine', roomId: b };
   if (a === 'm' && b && c === 'rules' && parts.length === 3) return { name: 'rules', roomId: b };
+  if (a === 'm' && b && c === 'phones' && parts.length === 3) return { name: 'phones', roomId: b };
   if (a === 'm' && b && c === 's' && d) {
     if (parts.length === 4) return { name: 'session', roomId: b, sessionId: d };
     if (parts.length === 6 && (e === 'approval' || e === 'question') && f)
@@ -61,6 +64,8 @@ export function routeHref(route: Route): string {
       return `#/m/${seg(route.roomId)}`;
     case 'rules':
       return `#/m/${seg(route.roomId)}/rules`;
+    case 'phones':
+      return `#/m/${seg(route.roomId)}/phones`;
     case 'session': {
       const base = `#/m/${seg(route.roomId)}/s/${seg(route.sessionId)}`;
       return route.card ? `${base}/${route.card.kind}/${seg(route.card.id)}` : base;

@@ -316,6 +316,59 @@ export const en = {
   'stop.confirmNamed': 'Tap again to stop: {title}',
   'stop.hint': 'Ends the running command and closes what it waits for.',
   'stop.youChose': 'You chose: Stop',
+  'block.presence-unavailable':
+    'This phone has no fingerprint or face unlock the app can use; nothing was sent.',
+  'block.presence-cancelled':
+    'The fingerprint or face check was cancelled or failed; nothing was sent.',
+  'block.presence-unusable':
+    'The fingerprint or face check gave an answer this app cannot send; nothing was sent.',
+  'closed.by.allow': 'Allowed from {phone}.',
+  'closed.by.deny': 'Denied from {phone}.',
+  'closed.by.answer': 'Answered from {phone}.',
+  'card.presenceNeeded': 'Allow asks for your fingerprint or face.',
+  'phones.title': 'Phones',
+  'phones.link': 'Phones that can approve',
+  'phones.count': 'Phones: {count}',
+  'phones.intro':
+    'Every phone paired with this machine. Revoke a lost phone: the other phones move to a new key on their own.',
+  'phones.unsupported': 'This machine does not list its phones.',
+  'phones.loading': 'Waiting for the machine’s list of phones…',
+  'phones.offline': 'Connect to the machine to see its phones.',
+  'phones.thisPhone': 'This phone',
+  'phones.lastSeen': 'Last seen {time}',
+  'phones.revoked': 'Revoked',
+  'phones.presenceOn': 'Fingerprint / face on',
+  'phones.revoke': 'Revoke',
+  'phones.revokeNamed': 'Revoke {name}',
+  'phones.confirmLabel': 'Type {name} to confirm',
+  'phones.confirmHint':
+    '{name} will no longer see or approve anything on {machine}. The other phones move to a new key without anyone doing anything.',
+  'phones.confirm': 'Revoke this phone',
+  'phones.cancel': 'Cancel',
+  'phones.revoking': 'Revoking…',
+  'phones.notSent': 'Not sent: connect to the machine first.',
+  'phones.nameLabel': 'Name of this phone',
+  'phones.save': 'Save name',
+  'phones.nameInvalid': 'Write a name (at most 64 characters).',
+  'phones.rotateFailed':
+    '{machine} moved to a new key, but this phone could not open it ({code}). Nothing was changed; pair this machine again.',
+  'removed.title': 'This phone was removed from {machine}',
+  'removed.body':
+    'Someone revoked this phone on {machine}. It can no longer see or approve anything there, and its key was deleted. Pair again to use it.',
+  'removed.dismiss': 'Dismiss',
+  'security.title': 'Security',
+  'security.presence': 'Require fingerprint / face for risky approvals on this phone',
+  'security.presenceHint':
+    'Machines that ask for it accept an Allow from this phone only after your fingerprint or face check. Deny never asks.',
+  'security.on': 'On: risky approvals ask for your fingerprint or face.',
+  'security.off': 'Off.',
+  'security.turnOn': 'Turn on',
+  'security.turnOff': 'Turn off',
+  'security.working': 'Waiting for your fingerprint or face…',
+  'security.unavailable':
+    'This phone or browser has no fingerprint or face unlock that apps can use, so this cannot be turned on here.',
+  'security.cancelled': 'The fingerprint or face check was cancelled or failed. Nothing changed.',
+  'security.unusable': 'This phone made a key type the app cannot use. Nothing changed.',
 } as const;
 
 export type MessageKey = keyof typeof en;

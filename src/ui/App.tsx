@@ -1,4 +1,4 @@
-import { ErrorBoundary, Match, Suspense, Switch, lazy } from 'solid-js';
+import { ErrorBoundary, Match, Suspense, Switch, createEffect, lazy } from 'solid-js';
 import { routeHref, type Route } from '../client/router.ts';
 import { useUi } from './context.tsx';
 import Inbox from './Inbox.tsx';
@@ -11,6 +11,7 @@ const NewSession = lazy(() => import('./screens/NewSession.tsx'));
 const Settings = lazy(() => import('./screens/Settings.tsx'));
 const Pair = lazy(() => import('./screens/Pair.tsx'));
 const Rules = lazy(() => import('./screens/Rules.tsx'));
+const Phones = lazy(() => import('./screens/Phones.tsx'));
 
 export function App() {
   const ui = useUi();
@@ -23,6 +24,13 @@ export function App() {
     return x.name === 'session' ? `${x.roomId}/${x.sessionId}` : null;
   };
   const session = () => r() as Extract<Route, { name: 'session' }>;
+  // E6: a screen open on a room this phone just moved out of (room.rotate) follows the move.
+  createEffect(() => {
+    const x = r();
+    const to = 'roomId' in x && x.roomId ? ui.state().moved[x.roomId] : undefined;
+    if (to !== undefined && 'roomId' in x)
+      location.replace(routeHref({ ...x, roomId: to } as Route));
+  });
   return (
     <ErrorBoundary
       fallback={(e: unknown) => (
@@ -73,6 +81,14 @@ export function App() {
             })()}
           >
             {(m) => <Rules roomId={m().roomId} />}
+          </Match>
+          <Match
+            when={(() => {
+              const x = r();
+              return x.name === 'phones' ? x : null;
+            })()}
+          >
+            {(m) => <Phones roomId={m().roomId} />}
           </Match>
           <Match when={sessionKey()} keyed>
             {(_key: string) => (

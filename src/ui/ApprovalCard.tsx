@@ -8,13 +8,14 @@ import {
 } from '../../protocol/index.ts';
 import { looksLikeDiff } from '../client/diff.ts';
 import { canEdit, scopeChoices, type ApprovalChoice } from '../client/extensions.ts';
+import { PRESENCE_REFUSALS } from '../client/outbox.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
 import { SessionLink } from './SessionLink.tsx';
 import { DecisionBar } from './DecisionBar.tsx';
 import { EditField, ScopeChoices } from './ApprovalChoices.tsx';
-import { ActionStatus, Presence } from './widgets.tsx';
+import { ActionStatus, Presence, reasonText } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
 const DiffView = lazy(() => import('./DiffView.tsx'));
@@ -39,6 +40,11 @@ export function ApprovalCard(props: {
   const blocked = () => ui.blocked(props.view.roomId);
   const reasonId = () => `approval-why-${props.approval.approvalId}`;
   const truncated = () => props.approval.detail.endsWith(TRUNCATION_SUFFIX);
+  // E7: the machine's last refusal of an allow of this card (presence-required / -invalid).
+  const refusal = () =>
+    props.view.errors.find(
+      (e) => e.context === props.approval.approvalId && PRESENCE_REFUSALS.includes(e.reason ?? ''),
+    );
 
   // E2/E3: offered only when the machine announced them (extensions.ts, EC).
   const scopes = () => scopeChoices(props.view, props.approval);
@@ -141,6 +147,16 @@ export function ApprovalCard(props: {
                     </button>
                   </div>
                 </Show>
+              )}
+            </Show>
+            <Show when={props.approval.presence}>
+              <p class="hint presence-needed">{ui.t('card.presenceNeeded')}</p>
+            </Show>
+            <Show when={refusal()}>
+              {(r) => (
+                <p class="why presence-refused" role="alert" data-reason={r().reason}>
+                  {reasonText(ui.t, r().reason, r().message)}
+                </p>
               )}
             </Show>
             <DecisionBar

@@ -15,6 +15,15 @@ export function ClosedNotes(props: {
   machine: (roomId: string) => string;
 }) {
   const ui = useUi();
+  // E6: "Allowed from Pixel 8" when another phone decided; this phone's own decision needs no name.
+  const byOther = (r: NoteRef) => {
+    const by = r.note.by;
+    if (!by || by.phoneId === ui.state().phones[r.roomId]?.phoneId) return null;
+    const what = r.note.kind === 'question' ? 'answer' : r.note.resolution;
+    return what === 'allow' || what === 'deny' || what === 'answer'
+      ? ui.t(`closed.by.${what}`, { phone: by.name })
+      : null;
+  };
   const text = (r: NoteRef) => {
     const n = r.note;
     const key = `closed.${n.kind}.${n.resolution}`;
@@ -31,6 +40,7 @@ export function ClosedNotes(props: {
         {(r) => (
           <div class="tr-note" role="status">
             <p>{text(r)}</p>
+            <Show when={byOther(r)}>{(line) => <p class="tr-by">{line()}</p>}</Show>
             <Show when={r.note.undelivered}>
               <p class="tr-undelivered">{undelivered(r.note)}</p>
             </Show>

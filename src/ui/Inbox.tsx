@@ -6,6 +6,7 @@ import { waitingOf } from '../client/waiting.ts';
 import type { Session } from '../../protocol/index.ts';
 import { Cards } from './Cards.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
+import { PhoneNotices } from './PhoneNotices.tsx';
 import { useUi } from './context.tsx';
 import { UnseenWaits } from './UnseenWaits.tsx';
 import { Icon } from './icons.tsx';
@@ -48,6 +49,7 @@ export default function Inbox() {
       <main class="page">
         <ConnectionBanner views={ui.state().machines} />
         <RelayNotices relays={relays()} />
+        <PhoneNotices />
         <Show when={ui.state().ready && !paired()}>
           <section class="card first-run" aria-labelledby="first-run-title">
             <h2 id="first-run-title">{ui.t('inbox.firstRunTitle')}</h2>

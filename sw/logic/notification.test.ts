@@ -137,6 +137,17 @@ describe('E5: a notification that says what it asks, and Allow only for what it 
     expect(spec.options.data.url).toContain('/approval/a1');
   });
 
+  it('E7: an approval from a machine with a presence policy offers only Deny; Allow is the tap that opens the card', () => {
+    const spec = notificationFor(withWhat('Run: npm test'), OPTED_IN, 2, [laptop.roomId]);
+    expect(spec.options.body).toBe('Run: npm test');
+    expect(spec.options.actions.map((a) => a.action)).toEqual(['deny']);
+    expect(spec.options.data).not.toHaveProperty('allowOffered');
+    expect(spec.options.data.url).toContain('/approval/a1');
+    // Another machine's policy changes nothing here.
+    const other = notificationFor(withWhat('Run: npm test'), OPTED_IN, 2, ['another-room']);
+    expect(other.options.actions.map((a) => a.action)).toEqual(['allow', 'deny']);
+  });
+
   it('E5: Allow is never offered for what the notification does not show whole', () => {
     // An older machine (no `what`): the session title says nothing about the call.
     const noWhat = notificationFor(

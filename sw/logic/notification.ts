@@ -64,6 +64,7 @@ export function notificationFor(
   opened: OpenedPush,
   settings: PushSettings,
   maxActions: number,
+  presenceRooms: readonly string[] = [],
 ): NotificationSpec {
   const s = stringsFor(settings.language);
   const common = { icon: ICON_URL, badge: BADGE_URL };
@@ -102,8 +103,11 @@ export function notificationFor(
   const answerable = push.kind === 'approval' && push.approvalId !== undefined;
   // E5: Allow only for what the notification shows whole (a cut `what` ends in the mark), and
   // always once (no remembered scope from a notification); Deny is always safe.
+  // E7: a machine with a presence policy may need an assertion for this Allow, and a worker
+  // cannot make one (no WebAuthn): only Deny here; a tap opens the card, where Allow asks.
   const allowOffered =
     answerable &&
+    !presenceRooms.includes(room.roomId) &&
     maxActions >= 2 &&
     settings.showSessionTitle &&
     push.what !== undefined &&

@@ -23,7 +23,13 @@ export function pairingFor(machine: string, fill: number, relay = RELAY): Pairin
   return parsed.value;
 }
 
-export function makeHarness(options: { kv?: Kv; clock?: ReturnType<typeof makeFakeTimers> } = {}) {
+export function makeHarness(
+  options: {
+    kv?: Kv;
+    clock?: ReturnType<typeof makeFakeTimers>;
+    deps?: Partial<Parameters<typeof makeClient>[0]>;
+  } = {},
+) {
   const clock = options.clock ?? makeFakeTimers();
   const kv = options.kv ?? makeMemoryKv();
   const sockets = makeSocketFactory();
@@ -37,6 +43,7 @@ export function makeHarness(options: { kv?: Kv; clock?: ReturnType<typeof makeFa
     random: () => 0.5,
     uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     log: (l) => logs.push(l),
+    ...options.deps,
   });
   return { client, clock, kv, sockets, logs };
 }

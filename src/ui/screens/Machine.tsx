@@ -1,5 +1,6 @@
 import { For, Show } from 'solid-js';
 import { extensionsOf } from '../../client/extensions.ts';
+import { phonesOffered } from '../../client/phones.ts';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
 import { useUi } from '../context.tsx';
@@ -121,6 +122,27 @@ export default function Machine(props: { roomId: string }) {
                           {(rules) => (
                             <span class="row-sub">
                               {ui.t('rules.count', { count: rules().length })}
+                            </span>
+                          )}
+                        </Show>
+                      </RowLink>
+                    </li>
+                  </ul>
+                </section>
+              </Show>
+              <Show when={phonesOffered(v())}>
+                <section class="section" aria-labelledby="machine-phones">
+                  <h2 id="machine-phones">{ui.t('phones.title')}</h2>
+                  <ul class="list">
+                    <li>
+                      <RowLink href={routeHref({ name: 'phones', roomId: v().roomId })}>
+                        <span class="row-title">{ui.t('phones.link')}</span>
+                        <Show when={v().phones}>
+                          {(phones) => (
+                            <span class="row-sub">
+                              {ui.t('phones.count', {
+                                count: phones().filter((p) => !p.revoked).length,
+                              })}
                             </span>
                           )}
                         </Show>

@@ -5,6 +5,7 @@ import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
 import { currentPlatform } from '../../pwa/install-coach.ts';
 import { languageOf } from '../../../page-worker/language.ts';
 import { THEMES, useUi, type StorageState, type Theme } from '../context.tsx';
+import { SecuritySettings } from '../SecuritySettings.tsx';
 import { Header, PairLink, Presence, RowLink } from '../widgets.tsx';
 
 const STORAGE_ANSWERS = {
@@ -88,6 +89,7 @@ export default function Settings() {
             )}
           </Show>
         </div>
+        <SecuritySettings />
         <section class="section" aria-labelledby="set-storage">
           <h2 id="set-storage">{ui.t('settings.storage')}</h2>
           <p>

@@ -1,0 +1,95 @@
+import { expect, pairByCode, test } from './support/fixtures.ts';
+import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
+import { nav } from './support/nav.ts';
+import { readKeyval } from './support/sw.ts';
+import { parsePairing, roomKeys } from '../protocol/index.ts';
+import type { Page } from '@playwright/test';
+
+// E6 in the app against the mock machine over the real relay, with two of the project's test
+// phones (e2e/support/e6-phone.ts) beside the app: three phones, each its own identity.
+
+type Stored = { roomId: string; secret: string; phone?: { phoneId: string; name: string } };
+const stored = async (page: Page) => ((await readKeyval(page, 'pairings')) as Stored[])[0];
+const phonesOf = (p: E6Phone, count: number) =>
+  p
+    .socket()
+    .waitForMessage(
+      (m) => m.type === 'phones' && (m.phones as unknown[]).length === count,
+    ) as Promise<{ phones: { phoneId: string; name: string; revoked: boolean }[] }>;
+
+test('E6: three phones — revoked phones are cut off and the app moves to the new room with no user action, also after being offline during the revoke; Machine › Phones revokes after the name is typed', async ({
+  page,
+  context,
+  machine,
+  relay,
+}) => {
+  const laptop = await machine('laptop');
+  const pairing = parsePairing(laptop.pairingCode);
+  if (!pairing.ok) throw new Error(pairing.message);
+  const a = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone A');
+  const b = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone B');
+  await pairByCode(page, laptop.pairingCode, 'laptop');
+  // The app registers itself after its hello-ok: the machine now lists three phones.
+  const listed = await phonesOf(a, 3);
+  const app = await stored(page);
+  expect(listed.phones.map((p) => p.phoneId)).toContain(app?.phone?.phoneId);
+
+  // 1. The app is offline while A revokes B: it moves when it comes back, with no user action.
+  await context.setOffline(true);
+  await expect(page.getByText(/You are offline/).first()).toBeVisible();
+  a.send({ type: 'phone.revoke', requestId: crypto.randomUUID(), phoneId: b.phoneId });
+  const told = await b
+    .socket()
+    .waitForMessage(
+      (m) =>
+        m.type === 'phones' &&
+        (m.phones as { phoneId: string; revoked: boolean }[]).some(
+          (p) => p.phoneId === b.phoneId && p.revoked,
+        ),
+    );
+  expect(told).toBeTruthy();
+  await a.follow();
+  await context.setOffline(false);
+  await expect.poll(async () => (await stored(page))?.roomId).toBe(a.roomId());
+  expect((await stored(page))?.secret).toBe(a.secret());
+  expect(JSON.stringify(await readKeyval(page, 'pairings'))).not.toContain(pairing.value.secret);
+
+  // B (revoked) comes back to the old room: nothing boxed for it, and the room stays silent.
+  await b.close();
+  await b.join();
+
+  // 2. Machine › Phones: all three, this phone marked, B revoked; revoking A needs its name typed.
+  await nav(page, `#/m/${a.roomId()}/phones`);
+  const rows = page.getByRole('list', { name: 'Phones' }).getByRole('listitem');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.filter({ hasText: 'This phone' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: 'Test phone B' })).toContainText('Revoked');
+  await page.getByRole('button', { name: 'Revoke Test phone A' }).click();
+  const confirm = page.getByRole('button', { name: 'Revoke this phone' });
+  await expect(confirm).toBeDisabled();
+  await page.getByLabel('Type Test phone A to confirm').fill('Test phone');
+  await expect(confirm).toBeDisabled();
+  await page.getByLabel('Type Test phone A to confirm').fill('Test phone A');
+  await confirm.click();
+  const before = a.roomId();
+  // A learns it was revoked; the app follows its own rotate at once, A cannot open one.
+  await a
+    .socket()
+    .waitForMessage(
+      (m) =>
+        m.type === 'phones' &&
+        (m.phones as { phoneId: string; revoked: boolean }[]).some(
+          (p) => p.phoneId === a.phoneId && p.revoked,
+        ),
+    );
+  await expect.poll(async () => (await stored(page))?.roomId).not.toBe(before);
+  const moved = await stored(page);
+  expect(moved?.roomId).toBe(roomKeys(Buffer.from(moved?.secret ?? '', 'base64url')).roomId);
+  await expect(rows.filter({ hasText: 'Test phone A' })).toContainText('Revoked');
+  expect(b.socket().messages.filter((m) => m.type === 'room.rotate')).toEqual([]);
+  expect(
+    a.socket().messages.filter((m) => m.type === 'room.rotate' && m.phoneId === a.phoneId),
+  ).toEqual([]);
+  await a.close();
+  await b.close();
+});

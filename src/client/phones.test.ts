@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import {
+  encodeBoxKey,
+  makeBoxKeyPair,
+  roomKeys,
+  sealRoomRotate,
+  toBase64Url,
+  fromBase64,
+} from '../../protocol/index.ts';
+import { makeMemoryKv } from './kv.ts';
+import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
+import type { PairedMachine } from './pairing-store.ts';
+import { cleanPhoneName, deviceName } from './phone-identity.ts';
+import {
+  connect,
+  flush,
+  machineOf,
+  makeHarness,
+  pairingFor,
+  RELAY,
+} from './test-support/harness.ts';
+
+const CAPS = {
+  fullAccessDispatch: false,
+  questionForwarding: false,
+  approvalRules: false,
+  approvalEdit: false,
+  interrupt: false,
+};
+const machineKeys = makeBoxKeyPair();
+const status = (phones: boolean, boxKey = encodeBoxKey(machineKeys.publicKey)) => ({
+  type: 'machine.status',
+  machine: 'laptop',
+  pluginVersion: '1',
+  capabilities: { ...CAPS, phones },
+  ...(phones ? { boxKey } : {}),
+});
+const stored = (kv: ReturnType<typeof makeMemoryKv>) =>
+  kv.data.get(PAIRINGS_KEY) as PairedMachine[];
+const secretOf = (fill: number) => toBase64Url(new Uint8Array(32).fill(fill));
+
+/** A client paired with one machine that offers phones, registered, its key pinned. */
+async function pairedWithPhones(kv = makeMemoryKv()) {
+  const h = makeHarness({ kv, deps: { phoneName: () => 'Pixel 8 · Chrome' } });
+  await h.client.start();
+  const pairing = pairingFor('laptop', 7);
+  const m = machineOf(pairing);
+  await h.client.pair(pairing);
+  const ws = h.sockets.last();
+  connect(ws);
+  m.say(ws, status(true));
+  await flush();
+  return { ...h, kv, m, ws, pairing };
+}
+const registers = (heard: Record<string, unknown>[]) =>
+  heard.filter((x) => x.type === 'phone.register');
+
+describe('E6: each phone its own identity', () => {
+  it('E6: a new pairing keeps a phoneId, an X25519 key pair and a readable name beside the secret', async () => {
+    const { kv } = await pairedWithPhones();
+    const [p] = stored(kv);
+    expect(p?.phone?.name).toBe('Pixel 8 · Chrome');
+    expect(p?.phone?.phoneId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fromBase64(p?.phone?.boxPublicKey ?? '')?.length).toBe(32);
+    expect(fromBase64(p?.phone?.boxSecretKey ?? '')?.length).toBe(32);
+    expect(p?.machineBoxKey).toBe(encodeBoxKey(machineKeys.publicKey));
+  });
+
+  it('E6: phone.register goes out after hello-ok to a machine with phones, with the phone key and name', async () => {
+    const { m, ws, kv } = await pairedWithPhones();
+    const [reg] = registers(m.heard(ws));
+    const phone = stored(kv)[0]?.phone;
+    expect(reg).toMatchObject({
+      phoneId: phone?.phoneId,
+      name: 'Pixel 8 · Chrome',
+      boxKey: phone?.boxPublicKey,
+    });
+    expect(reg).not.toHaveProperty('webauthn');
+    // A second status in the same join does not register again; a fresh join does.
+    m.say(ws, status(true));
+    await flush();
+    expect(registers(m.heard(ws))).toHaveLength(1);
+    ws.drop();
+  });
+
+  it('EC: against a machine without phones nothing is registered and no action names a phone', async () => {
+    const h = makeHarness();
+    await h.client.start();
+    const pairing = pairingFor('old', 3);
+    const m = machineOf(pairing);
+    await h.client.pair(pairing);
+    const ws = h.sockets.last();
+    connect(ws);
+    m.say(ws, status(false));
+    await flush();
+    h.client.refresh(m.roomId);
+    const heard = m.heard(ws);
+    expect(registers(heard)).toEqual([]);
+    expect(heard.every((x) => !('phoneId' in x))).toBe(true);
+  });
+
+  it('E6: every action to a machine with phones carries this phone’s id', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    client.refresh(m.roomId);
+    const phoneId = stored(kv)[0]?.phone?.phoneId;
+    const get = m
+      .heard(ws)
+      .filter((x) => x.type === 'sessions.get')
+      .at(-1);
+    expect(get?.phoneId).toBe(phoneId);
+  });
+
+  it('E6: a closed card says which phone decided (by)', async () => {
+    const { client, m, ws } = await pairedWithPhones();
+    m.say(ws, {
+      type: 'approval.request',
+      approvalId: 'a1',
+      sessionId: 's1',
+      title: 'Run',
+      detail: 'ls',
+      createdAt: 0,
+    });
+    m.say(ws, {
+      type: 'approval.closed',
+      approvalId: 'a1',
+      resolution: 'allow',
+      by: { phoneId: 'p-2', name: 'Pixel 8' },
+    });
+    expect(client.state().machines[0]?.closed[0]?.by).toEqual({ phoneId: 'p-2', name: 'Pixel 8' });
+  });
+
+  it('E6: the machine’s phones list is shown as it says; a rename registers again', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    const me = stored(kv)[0]?.phone?.phoneId ?? '';
+    const entry = {
+      phoneId: me,
+      name: 'x',
+      firstSeen: 1,
+      lastSeen: 2,
+      revoked: false,
+      presence: false,
+    };
+    m.say(ws, { type: 'phones', phones: [entry] });
+    expect(client.state().machines[0]?.phones).toEqual([entry]);
+    expect(client.state().phones[m.roomId]?.phoneId).toBe(me);
+    expect(await client.renamePhone(m.roomId, '  My\u0007 phone ')).toBe(true);
+    expect(registers(m.heard(ws)).at(-1)?.name).toBe('My phone');
+    expect(await client.renamePhone(m.roomId, '\u0001 ')).toBe(false);
+  });
+
+  it('E6: Revoke sends phone.revoke naming the phone to revoke', async () => {
+    const { client, m, ws } = await pairedWithPhones();
+    expect(client.revokePhone(m.roomId, 'p-lost')).toBe(true);
+    const sent = m.heard(ws).filter((x) => x.type === 'phone.revoke');
+    expect(sent).toEqual([expect.objectContaining({ phoneId: 'p-lost' })]);
+  });
+});
+
+describe('E6: revocation by room rotation, followed without any user action', () => {
+  const rotateFor = (
+    kv: ReturnType<typeof makeMemoryKv>,
+    secret = secretOf(9),
+    key = machineKeys.secretKey,
+  ) => {
+    const phone = stored(kv)[0]?.phone;
+    const box = sealRoomRotate(
+      { secret, relay: RELAY },
+      fromBase64(phone?.boxPublicKey ?? '') ?? new Uint8Array(),
+      key,
+    );
+    return { type: 'room.rotate', phoneId: phone?.phoneId, box };
+  };
+
+  it('E6: a room.rotate for this phone moves the pairing: new secret stored, old one gone, new room joined, push moved', async () => {
+    const kv = makeMemoryKv();
+    const h = await pairedWithPhones(kv);
+    const oldRoom = h.m.roomId;
+    h.m.say(h.ws, rotateFor(kv));
+    await flush();
+    const newRoom = roomKeys(new Uint8Array(32).fill(9)).roomId;
+    const [p] = stored(kv);
+    expect(p?.roomId).toBe(newRoom);
+    expect(p?.secret).toBe(secretOf(9));
+    expect(JSON.stringify(kv.data.get(PAIRINGS_KEY))).not.toContain(h.pairing.secret);
+    expect(h.client.state().machines.map((v) => v.roomId)).toEqual([newRoom]);
+    expect(
+      h.ws
+        .frames()
+        .filter((f) => f.kind === 'hello')
+        .at(-1),
+    ).toMatchObject({ room: newRoom });
+    expect(oldRoom).not.toBe(newRoom);
+  });
+
+  it('E6: after the move the old room’s push subscription goes once the new room is joined', async () => {
+    const kv = makeMemoryKv();
+    const h = makeHarness({
+      kv,
+      deps: { phoneName: () => 'P', pushEndpoint: () => 'https://push.example/e1' },
+    });
+    await h.client.start();
+    const pairing = pairingFor('laptop', 7);
+    const m = machineOf(pairing);
+    await h.client.pair(pairing);
+    const ws = h.sockets.last();
+    connect(ws);
+    m.say(ws, status(true));
+    await flush();
+    m.say(ws, rotateFor(kv));
+    await flush();
+    const before = ws.frames().filter((f) => f.kind === 'push-unsubscribe');
+    expect(before).toEqual([]);
+    ws.receive({ kind: 'hello-ok', peers: { machine: 1, phone: 1 } });
+    await flush();
+    expect(ws.frames().filter((f) => f.kind === 'push-unsubscribe')).toEqual([
+      { kind: 'push-unsubscribe', room: m.roomId, endpoint: 'https://push.example/e1' },
+    ]);
+  });
+
+  it('E6: a rotate for another phone is ignored; one boxed by a key other than the pinned one is refused and shown', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    m.say(ws, { ...rotateFor(kv), phoneId: 'someone-else' });
+    await flush();
+    expect(stored(kv)[0]?.roomId).toBe(m.roomId);
+    expect(client.state().rotateFailures).toEqual({});
+    // Anyone holding S can announce another box key; only the first one is trusted.
+    const intruder = makeBoxKeyPair();
+    m.say(ws, status(true, encodeBoxKey(intruder.publicKey)));
+    m.say(ws, rotateFor(kv, secretOf(11), intruder.secretKey));
+    await flush();
+    expect(stored(kv)[0]?.roomId).toBe(m.roomId);
+    expect(stored(kv)[0]?.machineBoxKey).toBe(encodeBoxKey(machineKeys.publicKey));
+    expect(client.state().rotateFailures).toEqual({ [m.roomId]: 'auth-failed' });
+  });
+
+  it('E6: a phone offline during the revoke registers in the old room when it comes back and moves', async () => {
+    const kv = makeMemoryKv();
+    const first = await pairedWithPhones(kv);
+    first.client.close();
+    // Back later: only the old room is known; the machine there answers nothing but register.
+    const h = makeHarness({ kv });
+    await h.client.start();
+    const ws = h.sockets.last();
+    connect(ws);
+    await flush();
+    expect(registers(first.m.heard(ws))).toHaveLength(1);
+    first.m.say(ws, rotateFor(kv));
+    await flush();
+    expect(stored(kv)[0]?.roomId).toBe(roomKeys(new Uint8Array(32).fill(9)).roomId);
+  });
+
+  it('E6: a revoked phone shows "removed from <machine>", deletes the secret, and keeps saying so after a restart', async () => {
+    const kv = makeMemoryKv();
+    const { client, m, ws } = await pairedWithPhones(kv);
+    const me = stored(kv)[0]?.phone?.phoneId ?? '';
+    m.say(ws, {
+      type: 'phones',
+      phones: [
+        { phoneId: me, name: 'x', firstSeen: 1, lastSeen: 2, revoked: true, presence: false },
+      ],
+    });
+    await flush();
+    expect(stored(kv)).toEqual([]);
+    expect(client.state().removed).toEqual([
+      expect.objectContaining({ machine: 'laptop', roomId: m.roomId }),
+    ]);
+    expect(client.state().machines).toEqual([]);
+    const again = makeHarness({ kv });
+    await again.client.start();
+    expect(again.client.state().removed).toHaveLength(1);
+    await again.client.dismissRemoved(m.roomId);
+    expect(again.client.state().removed).toEqual([]);
+  });
+});
+
+describe('E6: only the machine saying so removes this phone', () => {
+  it('E6: a refused revoke of a phone revoked already (phone-revoked about the target) keeps this pairing', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    m.say(ws, {
+      type: 'error',
+      message: 'revoked already',
+      context: 'phone.revoke',
+      reason: 'phone-revoked',
+    });
+    await flush();
+    expect(stored(kv)).toHaveLength(1);
+    expect(client.state().removed).toEqual([]);
+    m.say(ws, {
+      type: 'error',
+      message: 'removed',
+      context: 'phone.register',
+      reason: 'phone-revoked',
+    });
+    await flush();
+    expect(stored(kv)).toEqual([]);
+  });
+});
+
+describe('E6: the phone’s readable name', () => {
+  it.each([
+    [
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+      'Pixel 8 · Chrome',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+      'Android · Chrome',
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+      'iPhone · Safari',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 13; SM-S911B Build/TP1A) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36',
+      'SM-S911B · Samsung Internet',
+    ],
+    ['Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'Linux · Firefox'],
+    ['', 'Phone'],
+  ])('E6: %s → %s', (ua, name) => {
+    expect(deviceName(ua)).toBe(name);
+  });
+  it('E6: a name is cleaned to what the machine accepts (no control characters, ≤ 64 characters)', () => {
+    expect(cleanPhoneName('a\u0000\u009fb')).toBe('a b');
+    expect([...(cleanPhoneName('é'.repeat(100)) ?? '')]).toHaveLength(64);
+    expect(cleanPhoneName(' \n ')).toBeNull();
+  });
+});

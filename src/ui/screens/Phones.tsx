@@ -1,0 +1,204 @@
+import { For, Show, createSignal } from 'solid-js';
+import type { PhoneEntry } from '../../../protocol/index.ts';
+import { phonesOffered } from '../../client/phones.ts';
+import { useUi } from '../context.tsx';
+import { AsOf, Header, PageTitle, Presence, RelayNotices, RepairBanner } from '../widgets.tsx';
+
+// E6: Machine › Phones — every phone the machine knows, this one marked; Revoke asks the owner
+// to type the phone's name first (a revoke cannot be undone: that phone must be paired again).
+// The machine sends the list after every change, so a revoke shows by the row turning Revoked.
+export default function Phones(props: { roomId: string }) {
+  const ui = useUi();
+  const view = () => ui.state().machines.find((m) => m.roomId === props.roomId);
+  const me = () => ui.state().phones[props.roomId];
+  const online = () => ui.blocked(props.roomId) === null;
+  return (
+    <>
+      <Header title={ui.t('phones.title')} back={{ name: 'machine', roomId: props.roomId }} />
+      <main class="page">
+        <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
+          {(v) => (
+            <>
+              <RelayNotices relays={[v().relay]} />
+              <RepairBanner view={v()} />
+              <PageTitle>{ui.t('phones.link')}</PageTitle>
+              <p class="status-line">
+                {v().name} · <Presence view={v()} />
+              </p>
+              <AsOf view={v()} />
+              <Show
+                when={phonesOffered(v())}
+                fallback={<p class="empty">{ui.t('phones.unsupported')}</p>}
+              >
+                <p class="hint">{ui.t('phones.intro')}</p>
+                <Show
+                  when={v().phones}
+                  fallback={
+                    <p class="empty">
+                      {online() ? ui.t('phones.loading') : ui.t('phones.offline')}
+                    </p>
+                  }
+                >
+                  {(phones) => (
+                    <ul class="list phones" aria-label={ui.t('phones.title')}>
+                      <For each={phones()}>
+                        {(phone) => (
+                          <PhoneRow
+                            roomId={props.roomId}
+                            machine={v().name}
+                            phone={phone}
+                            mine={phone.phoneId === me()?.phoneId}
+                          />
+                        )}
+                      </For>
+                    </ul>
+                  )}
+                </Show>
+                <Show when={me()}>
+                  {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
+                </Show>
+              </Show>
+            </>
+          )}
+        </Show>
+      </main>
+    </>
+  );
+}
+
+function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; mine: boolean }) {
+  const ui = useUi();
+  const [confirming, setConfirming] = createSignal(false);
+  const [typed, setTyped] = createSignal('');
+  const [sent, setSent] = createSignal(false);
+  const [error, setError] = createSignal<string | null>(null);
+  const matches = () => typed().trim() === props.phone.name.trim();
+  const inputId = () => `revoke-${props.phone.phoneId}`;
+  const revoke = () => {
+    setError(null);
+    if (!matches()) return;
+    if (ui.client.revokePhone(props.roomId, props.phone.phoneId)) {
+      setSent(true);
+      setConfirming(false);
+    } else setError(ui.t('phones.notSent'));
+  };
+  return (
+    <li class="phone" data-phone-id={props.phone.phoneId}>
+      <p class="row-title">
+        {props.phone.name}
+        <Show when={props.mine}>
+          {' '}
+          <span class="tag">{ui.t('phones.thisPhone')}</span>
+        </Show>
+      </p>
+      <p class="row-sub">
+        <Show
+          when={props.phone.revoked}
+          fallback={ui.t('phones.lastSeen', { time: ui.time(props.phone.lastSeen) })}
+        >
+          <strong>{ui.t('phones.revoked')}</strong>
+        </Show>
+        <Show when={props.phone.presence}>
+          {' · '}
+          {ui.t('phones.presenceOn')}
+        </Show>
+      </p>
+      <Show when={!props.phone.revoked && !props.mine}>
+        <Show
+          when={!sent()}
+          fallback={
+            <p class="chosen" role="status">
+              {ui.t('phones.revoking')}
+            </p>
+          }
+        >
+          <Show
+            when={confirming()}
+            fallback={
+              <button
+                type="button"
+                class="btn deny"
+                disabled={ui.blocked(props.roomId) !== null}
+                aria-label={ui.t('phones.revokeNamed', { name: props.phone.name })}
+                onClick={() => setConfirming(true)}
+              >
+                {ui.t('phones.revoke')}
+              </button>
+            }
+          >
+            <form
+              class="revoke-confirm"
+              onSubmit={(ev) => {
+                ev.preventDefault();
+                revoke();
+              }}
+            >
+              <p class="hint">
+                {ui.t('phones.confirmHint', { name: props.phone.name, machine: props.machine })}
+              </p>
+              <label class="field" for={inputId()}>
+                {ui.t('phones.confirmLabel', { name: props.phone.name })}
+              </label>
+              <input
+                id={inputId()}
+                class="field-input"
+                autocomplete="off"
+                value={typed()}
+                onInput={(ev) => setTyped(ev.currentTarget.value)}
+              />
+              <div class="actions">
+                <button type="submit" class="btn deny" disabled={!matches()}>
+                  {ui.t('phones.confirm')}
+                </button>
+                <button type="button" class="btn" onClick={() => setConfirming(false)}>
+                  {ui.t('phones.cancel')}
+                </button>
+              </div>
+            </form>
+          </Show>
+        </Show>
+      </Show>
+      <Show when={error()}>
+        <p class="why" role="alert">
+          {error()}
+        </p>
+      </Show>
+    </li>
+  );
+}
+
+function RenameThisPhone(props: { roomId: string; name: string }) {
+  const ui = useUi();
+  // Starts from the stored name; what the owner types is theirs until saved.
+  // eslint-disable-next-line solid/reactivity
+  const [name, setName] = createSignal(props.name);
+  const [invalid, setInvalid] = createSignal(false);
+  const save = async () => setInvalid(!(await ui.client.renamePhone(props.roomId, name())));
+  return (
+    <form
+      class="section rename-phone"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        void save();
+      }}
+    >
+      <label class="field">
+        {ui.t('phones.nameLabel')}
+        <input
+          value={name()}
+          maxLength={64}
+          autocomplete="off"
+          onInput={(ev) => setName(ev.currentTarget.value)}
+        />
+      </label>
+      <Show when={invalid()}>
+        <p class="why" role="alert">
+          {ui.t('phones.nameInvalid')}
+        </p>
+      </Show>
+      <button type="submit" class="btn" disabled={name().trim() === props.name}>
+        {ui.t('phones.save')}
+      </button>
+    </form>
+  );
+}
