@@ -1,9 +1,11 @@
 import { gzipSync } from 'node:zlib';
 
 // A8: the JavaScript a first visit loads (the entry and everything it imports
-// statically) must stay within 60 KiB gzip; the scanner, the diff view and the screens not needed
-// for the first paint are dynamic imports and do not count.
-export const INITIAL_JS_BUDGET_BYTES = 60 * 1024;
+// statically) must stay within 62 KiB gzip; the scanner, the diff view and the screens not needed
+// for the first paint are dynamic imports and do not count. It was 60 KiB until phone identities
+// (E6/E7), whose register, rotation and presence rules run at every start, added 5.1 KiB
+// (docs/app.md "Size").
+export const INITIAL_JS_BUDGET_BYTES = 62 * 1024;
 export const INITIAL_JS_TARGET_BYTES = 40 * 1024;
 
 export type ManifestChunk = { file: string; isEntry?: boolean; imports?: string[] };

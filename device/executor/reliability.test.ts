@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectTestDevice } from '../test-support/test-device.ts';
 import { rawEd25519PublicKey, encodeBase64 } from '../wire/index.ts';
 import type { ExecutorEvent } from './executor.ts';
 import { KEY_FILE, loadKey, RECORD_FILE } from './keystore.ts';
 import { isGroupGone } from './proc/proc-stat.ts';
+import { makeManualClock } from '../test-support/manual-clock.ts';
+import { until } from '../../testkit/until.ts';
 import { parseFrame, type SeenFrame } from './test-support/fault-proxy.ts';
 import {
   collect,
@@ -202,14 +204,29 @@ describe('resume and the fence (R2, R3, R7, R10, §1.5)', () => {
 
 describe('liveness, bye and goodbye (R13, R14, R15, §1.6, §8)', () => {
   it('R14: heartbeats every heartbeatIntervalMs with increasing seq and the running ids as inflight', async () => {
-    h = await makeHarness({ heartbeatIntervalMs: 60 });
-    await h.online();
-    const d = h.lane.dispatch(h.deviceId, { kind: 'exec', args: { command: 'sleep 0.5' } });
-    await collect(d);
+    // Lane and executor on one manual clock: each beat is one interval moved by hand, so a busy
+    // machine stalling the event loop cannot make 3 × H pass between two beats.
+    const clock = makeManualClock();
+    h = await makeHarness({ heartbeatIntervalMs: 60, clock });
+    await h.online({ clock });
+    // Runs until the test is done with it (a file in the workspace), then ends by itself.
+    const d = h.lane.dispatch(h.deviceId, {
+      kind: 'exec',
+      args: { command: 'until [ -e done ]; do sleep 0.02; done' },
+    });
+    const carries = (b: SeenFrame) => (b.inflight as string[]).includes(d.instructionId);
+    // One interval at a time, each beat seen before the next is due. Until the instruction has
+    // reached the executor a beat may go out without it; then every one carries it while it runs.
+    for (let n = 1; n <= 4 || !carries(upFrames(h, 'heartbeat').at(-1)!); n++) {
+      if (n > 50) throw new Error('no heartbeat carried the running instruction');
+      clock.advance(60);
+      await until(() => upFrames(h, 'heartbeat').length >= n, `heartbeat ${n}`);
+    }
+    writeFileSync(join(h.workspace, 'done'), '');
+    expect((await collect(d)).outcome).toMatchObject({ ok: true, kind: 'exec', exitCode: 0 });
     const beats = upFrames(h, 'heartbeat');
     expect(beats.length).toBeGreaterThanOrEqual(4);
     beats.forEach((b, i) => expect(b.seq).toBe(i));
-    expect(beats.some((b) => (b.inflight as string[]).includes(d.instructionId))).toBe(true);
     expect(h.events.filter((e) => e.type === 'disconnected')).toEqual([]); // 3 × H never passed silently
   });
 
