@@ -54,6 +54,19 @@ test.describe('App shell (A4, A7)', () => {
     for (const url of ['/#/', '/#/pair', '/#/settings']) {
       await page.goto(url);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+      // Measured once the screen's entry animations are over: a box caught mid-animation (scaled)
+      // measured 43.9 px on a loaded machine.
+      await page.evaluate(() =>
+        Promise.all(
+          (
+            globalThis as unknown as {
+              document: { getAnimations(): { finished: Promise<unknown> }[] };
+            }
+          ).document
+            .getAnimations()
+            .map((a) => a.finished),
+        ),
+      );
       // Radios and checkboxes are targeted through their 44 px tall labels.
       const small = await page.evaluate(() => {
         type El = {
