@@ -214,7 +214,8 @@ describe('liveness, bye and goodbye (R13, R14, R15, §1.6, §8)', () => {
       kind: 'exec',
       args: { command: 'until [ -e done ]; do sleep 0.02; done' },
     });
-    const carries = (b: SeenFrame) => (b.inflight as string[]).includes(d.instructionId);
+    const carries = (b: Record<string, unknown>) =>
+      (b.inflight as string[]).includes(d.instructionId);
     // One interval at a time, each beat seen before the next is due. Until the instruction has
     // reached the executor a beat may go out without it; then every one carries it while it runs.
     for (let n = 1; n <= 4 || !carries(upFrames(h, 'heartbeat').at(-1)!); n++) {
