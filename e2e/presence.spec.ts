@@ -4,7 +4,7 @@ import { parsePairing, roomKeys } from '../protocol/index.ts';
 import { APP_PORT } from '../playwright.config.ts';
 import { expect, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
-import { joinRoom } from './support/room-socket.ts';
+import { joinMachineRoom } from './support/room-socket.ts';
 
 // E7 in the app against the mock machine (`--require-presence all`) with Chromium's virtual
 // platform authenticator over DevTools. On `localhost`: an IP address cannot be a WebAuthn RP ID,
@@ -59,7 +59,7 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   const parsed = parsePairing(laptop.pairingCode);
   if (!parsed.ok) throw new Error(parsed.message);
   const { roomId, key } = roomKeys(parsed.value.secretBytes);
-  const phone = await joinRoom(relay.url, roomId, 'phone', key);
+  const phone = await joinMachineRoom(relay.url, roomId, key);
   const requestId = randomUUID();
   phone.sendMessage({
     v: 1,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { startPushWorld, type PushWorld } from './support/push-world.ts';
-import { joinRoom } from './support/room-socket.ts';
+import { joinMachineRoom } from './support/room-socket.ts';
 import { shownNotifications } from './support/sw.ts';
 
 // N5 / D5: the app hidden → its socket closes (lifecycle.ts) → the relay tells the
@@ -33,7 +33,7 @@ test('D5: the app hidden → its socket closes → the machine’s next approval
 
   // pushManager.subscribe cannot succeed here: the test's own phone socket registers the
   // fabricated subscription and starts a task that asks first, then runs a command (approval).
-  const phone = await joinRoom(w.relayUrl, w.roomId, 'phone', w.key);
+  const phone = await joinMachineRoom(w.relayUrl, w.roomId, w.key);
   phone.send({ kind: 'push-subscribe', room: w.roomId, subscription: w.subscriber.subscription });
   phone.sendMessage({
     v: 1,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { startPushWorld, type PushWorld } from './support/push-world.ts';
-import { joinRoom } from './support/room-socket.ts';
+import { joinMachineRoom } from './support/room-socket.ts';
 
 // Spec "Push delivery receipts" reach the owner: the relay answers the machine's push hint
 // (push-no-subscribers here), the machine seals the outcome into machine.status.pushReceipt, and
@@ -40,7 +40,7 @@ test('Push delivery receipts: "not delivered — no device subscribed" in Settin
     );
 
   // No device is subscribed in the room; the machine's approval is raised while no phone is there.
-  const phone = await joinRoom(w.relayUrl, w.roomId, 'phone', w.key);
+  const phone = await joinMachineRoom(w.relayUrl, w.roomId, w.key);
   phone.sendMessage({
     v: 1,
     type: 'dispatch.request',

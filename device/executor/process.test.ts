@@ -215,7 +215,7 @@ describe('the process (R10, R15, §6.1, §6.9)', () => {
       'ci box',
     ]);
     children.push(enroll);
-    expect((await enroll.exited).code).toBe(0);
+    expect((await enroll.exited).code, enroll.stderr()).toBe(0);
     expect(statSync(keyDir).mode & 0o777).toBe(0o700);
     expect(statSync(join(keyDir, KEY_FILE)).mode & 0o777).toBe(0o600);
     expect(statSync(join(keyDir, RECORD_FILE)).mode & 0o777).toBe(0o600);

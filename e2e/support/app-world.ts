@@ -8,7 +8,7 @@ import type { Page } from '@playwright/test';
 import { parsePairing, roomKeys } from '../../protocol/index.ts';
 import { APP_ORIGIN } from '../../playwright.config.ts';
 import { startMachine, startRelay, type MockMachine, type Relay } from './processes.ts';
-import { joinRoom, type RoomSocket } from './room-socket.ts';
+import { type RoomSocket, joinMachineRoom } from './room-socket.ts';
 import { storePairings } from './sw.ts';
 
 type Message = Record<string, unknown>;
@@ -62,7 +62,7 @@ export async function startAppWorld(): Promise<AppWorld> {
     const parsed = parsePairing(proc.pairingCode);
     if (!parsed.ok) throw new Error(parsed.message);
     const { roomId, key } = roomKeys(parsed.value.secretBytes);
-    const phone = await joinRoom(relay.url, roomId, 'phone', key);
+    const phone = await joinMachineRoom(relay.url, roomId, key);
     const root = realpathSync(proc.root);
     // A wait that fails says what it waited for, what arrived last and what the machine printed.
     const wait = async (what: string, match: (m: Message) => boolean) => {

@@ -14,7 +14,7 @@ import {
   type FakePushService,
   type FakeSubscriber,
 } from '../../testkit/push-service.ts';
-import { joinRoom, type RoomSocket } from './room-socket.ts';
+import { joinRoom, type RoomSocket, joinMachineRoom } from './room-socket.ts';
 import {
   clearNotifications,
   pushDelivery,
@@ -137,7 +137,7 @@ export async function startPushWorld(
     cleanups.push(() => spy.close());
 
     const approvalWhileAway = async (): Promise<ShownNotification> => {
-      const phone = await joinRoom(relayUrl, roomId, 'phone', key);
+      const phone = await joinMachineRoom(relayUrl, roomId, key);
       const question = await subscribeThenAskAndRun(
         phone,
         roomId,

@@ -84,3 +84,20 @@ export async function joinRoom(
       }),
   };
 }
+
+/**
+ * A phone in the room once the machine is there: the relay drops a message sent to a room no
+ * machine has joined yet, and a machine process that has printed its pairing code may still be
+ * connecting — so a first dispatch sent at hello-ok raced the machine's join and went unanswered
+ * on a loaded machine. The machine's `machine.status` (sent when it sees this phone) is the proof.
+ */
+export async function joinMachineRoom(
+  relayUrl: string,
+  room: string,
+  key: Uint8Array,
+  options: ClientOptions = {},
+): Promise<RoomSocket> {
+  const phone = await joinRoom(relayUrl, room, 'phone', key, options);
+  await phone.waitForMessage((m) => m.type === 'machine.status');
+  return phone;
+}
