@@ -57,7 +57,9 @@ test.beforeAll(async ({ browser }) => {
   await pairAtLocalhost(page, laptop.pairingCode, 'laptop');
   await nav(page, '#/settings');
   await page.getByRole('checkbox', { name: PRESENCE_TOGGLE }).check();
-  await expect(page.getByText('On: risky approvals ask for your fingerprint or face.')).toBeVisible();
+  await expect(
+    page.getByText('On: risky approvals ask for your fingerprint or face.'),
+  ).toBeVisible();
   a = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone A');
 });
 
@@ -170,7 +172,9 @@ test('E7.3: a profile holding a copy of the pairing record but not the credentia
         .getByRole('alert')
         .filter({ hasText: 'Confirm it’s you (fingerprint or face) to allow this.' }),
     ).toBeVisible();
-    await received((m) => m.type === 'error' && m.context === id && m.reason === 'presence-required');
+    await received(
+      (m) => m.type === 'error' && m.context === id && m.reason === 'presence-required',
+    );
   } finally {
     await copy.close();
   }
