@@ -153,7 +153,7 @@ test('E7.4: a replayed assertion is refused — the same bytes under a new reque
   await allowed(second);
 });
 
-test('E7.3: a profile holding a copy of the pairing record but not the credential cannot allow; the card stays open on the phone that holds it', async ({
+test('E7.2: a profile holding a copy of the pairing record but not the credential cannot allow (presence-required); the card stays open on the phone that holds it', async ({
   browser,
 }) => {
   const sessionId = await runSession('copied');
