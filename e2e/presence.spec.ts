@@ -1,38 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { CDPSession, Page } from '@playwright/test';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
-import { APP_PORT } from '../playwright.config.ts';
 import { expect, test } from './support/fixtures.ts';
-import { nav } from './support/nav.ts';
+import { ALLOW_RUN, nav } from './support/nav.ts';
+import {
+  PRESENCE_TOGGLE,
+  pairAtLocalhost,
+  swapAuthenticator,
+  virtualAuthenticator,
+} from './support/presence.ts';
 import { joinMachineRoom } from './support/room-socket.ts';
 
 // E7 in the app against the mock machine (`--require-presence all`) with Chromium's virtual
-// platform authenticator over DevTools. On `localhost`: an IP address cannot be a WebAuthn RP ID,
-// and this origin has its own service worker and IndexedDB, apart from the rest of the suite's.
-const ORIGIN = `http://localhost:${APP_PORT}`;
-
-async function virtualAuthenticator(cdp: CDPSession) {
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return authenticatorId;
-}
-
-async function pairHere(page: Page, code: string) {
-  await page.goto(`${ORIGIN}/#/pair`);
-  await page.getByLabel('Pairing code').fill(code);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Pair', exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
-}
+// platform authenticator over DevTools, on `localhost` (e2e/support/presence.ts says why).
 
 test('E7: a verified Allow is accepted; a failed check sends nothing; an assertion without user verification is refused with presence-invalid, an Allow without one with presence-required, both on the card; no authenticator is said plainly', async ({
   page,
@@ -43,13 +22,11 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   const laptop = await machine('laptop', { args: ['--require-presence', 'all'] });
   const cdp = await context.newCDPSession(page);
   const authenticatorId = await virtualAuthenticator(cdp);
-  await pairHere(page, laptop.pairingCode);
+  await pairAtLocalhost(page, laptop.pairingCode, 'laptop');
 
   // Settings › Security: on creates the credential and registers it with the machine.
   await nav(page, '#/settings');
-  const toggle = page.getByRole('checkbox', {
-    name: 'Require fingerprint / face for risky approvals on this phone',
-  });
+  const toggle = page.getByRole('checkbox', { name: PRESENCE_TOGGLE });
   await toggle.check();
   await expect(
     page.getByText('On: risky approvals ask for your fingerprint or face.'),
@@ -95,7 +72,7 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
     await nav(page, `#/m/${roomId}/s/${sessionId}/approval/${id}`);
     return id;
   };
-  const allow = () => page.getByRole('button', { name: /^Allow(?: once)?: Run a command$/ });
+  const allow = () => page.getByRole('button', { name: ALLOW_RUN });
 
   // 1. Verified: the machine accepts the assertion and the card closes as allowed.
   const first = await approval(1);
@@ -114,19 +91,7 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   ).toBeVisible();
   // The same credential on an authenticator that cannot verify the user at all: its assertion
   // reaches the machine without the UV flag → presence-invalid, and the card stays pending.
-  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-  await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
-  const { authenticatorId: noUv } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: false,
-      automaticPresenceSimulation: true,
-    },
-  });
-  for (const credential of credentials)
-    await cdp.send('WebAuthn.addCredential', { authenticatorId: noUv, credential });
+  await swapAuthenticator(cdp, authenticatorId, { uv: false });
   await allow().click();
   await expect(
     page

@@ -44,6 +44,14 @@ export async function makeE6Phone(
     if (!socket) throw new Error(`${name}: not joined`);
     return socket;
   };
+  const register = () =>
+    phone.send({
+      type: 'phone.register',
+      requestId: randomUUID(),
+      phoneId,
+      name,
+      boxKey: encodeBoxKey(keys.publicKey),
+    });
   const phone: E6Phone = {
     phoneId,
     name,
@@ -53,13 +61,7 @@ export async function makeE6Phone(
     async join() {
       const { roomId, key } = roomKeys(bytesOf(held));
       socket = await joinRoom(relayUrl, roomId, 'phone', key);
-      phone.send({
-        type: 'phone.register',
-        requestId: randomUUID(),
-        phoneId,
-        name,
-        boxKey: encodeBoxKey(keys.publicKey),
-      });
+      register();
     },
     async follow() {
       const s = current();
@@ -75,6 +77,11 @@ export async function makeE6Phone(
       await s.close();
       held = opened.value.secret;
       await phone.join();
+      // The machine joins the new room after boxing every rotate, so this phone may be there
+      // first and its register lost (nothing is queued for an empty side): like the app (E6.2),
+      // register again on the machine's first status there; only then has the phone moved.
+      await current().waitForMessage((m) => m.type === 'machine.status');
+      register();
     },
     send(message) {
       current().sendMessage({ v: 1, ts: Date.now(), ...message });
