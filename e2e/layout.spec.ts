@@ -361,14 +361,25 @@ test('U4.5: the inbox explains the first step, then offers New session first, li
   const failed = page.locator('section[aria-labelledby="inbox-failed"] a.row');
   await expect(failed).toHaveCount(1);
   await expect(failed).toContainText('fail: the tests failed');
-  for (const row of await page.locator('ul.list > li > a.row').all()) {
-    const [rowBox, itemBox] = await Promise.all([
-      row.boundingBox(),
-      row.locator('xpath=..').boundingBox(),
-    ]);
-    expect(rowBox!.width).toBe(itemBox!.width);
-    expect(rowBox!.height).toBeGreaterThanOrEqual(44);
-    await expect(row.locator('svg.icon').last()).toBeVisible();
+  // One snapshot of every row: the list re-renders as the machine's snapshot arrives, so rows
+  // measured one by one can be replaced between two calls (a null box, not a layout fault).
+  const rows = await page.locator('ul.list > li > a.row').evaluateAll((links) =>
+    links.map((link) => {
+      const row = link.getBoundingClientRect();
+      const item = link.parentElement!.getBoundingClientRect();
+      const chevron = [...link.querySelectorAll('svg.icon')].at(-1)?.getBoundingClientRect();
+      return {
+        text: link.textContent,
+        widthGap: Math.abs(row.width - item.width),
+        height: row.height,
+        chevron: chevron !== undefined && chevron.width > 0 && chevron.height > 0,
+      };
+    }),
+  );
+  expect(rows.length, "the machine row and the failed session row").toBeGreaterThanOrEqual(2);
+  for (const row of rows) {
+    expect(row, `row "${row.text}"`).toMatchObject({ widthGap: 0, chevron: true });
+    expect(row.height, `row "${row.text}"`).toBeGreaterThanOrEqual(44);
   }
   await failed.click();
   await expect(page.locator('.page-title')).toHaveText('say: Trying fail: the tests failed');
