@@ -11,6 +11,9 @@ export async function pairedTestMachine(page: Page, relayUrl: string, name = 'de
   const machine = makeTestMachine(relayUrl, name);
   await machine.connect();
   await pairByCode(page, machine.code, name);
+  // The machine page shows before the phone's socket has joined the room; what the test machine
+  // says before then would reach no phone (the relay drops a message to a room without one).
+  await machine.waitFor(() => machine.phonePresence.includes(true));
   return machine;
 }
 

@@ -37,9 +37,12 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
   const phonePresence: boolean[] = [];
   const waiters = new Set<() => void>();
   let ws: WebSocket | null = null;
-  // D8, as the real machine does it: open requests and the snapshot are re-sent when a phone joins.
+  // D8, as the real machine does it: its status, the snapshot and the open requests are re-sent
+  // when a phone joins (status first: a phone that joined late must still learn the E1 instance).
+  let status: Record<string, unknown> | undefined;
   const open_ = new Map<string, Record<string, unknown>>();
   const remember = (m: Record<string, unknown>) => {
+    if (m.type === 'machine.status') status = m;
     if (m.type === 'session.snapshot') open_.set('snapshot', m);
     if (m.type === 'approval.request') open_.set(`a:${String(m.approvalId)}`, m);
     if (m.type === 'question.request') open_.set(`q:${String(m.questionId)}`, m);
@@ -102,7 +105,7 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
             for (const w of [...waiters]) w();
           }
           if (frame.kind === 'presence' && frame.role === 'phone' && frame.online)
-            for (const m of open_.values())
+            for (const m of [...(status ? [status] : []), ...open_.values()])
               machine.sayRaw(seal({ v: 1, ts: Date.now(), ...m }, key));
           if (frame.kind !== 'msg' || !frame.payload) return;
           const opened = open(frame.payload, key);
