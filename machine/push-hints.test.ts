@@ -85,4 +85,12 @@ describe('E5: a notification that says what it asks', () => {
     });
     expect(push).toMatchObject({ kind: 'question', what: 'Which database?' });
   });
+  it('E7: the push of an approval that needs presence says so; one that does not, does not', () => {
+    const needs = {
+      ...approval('Run a command', 'rm -rf build'),
+      presence: true,
+    } as MachineMessage;
+    expect(sealedPush(needs).push.presence).toBe(true);
+    expect(sealedPush(approval('Run a command', 'npm test')).push).not.toHaveProperty('presence');
+  });
 });

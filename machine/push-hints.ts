@@ -17,6 +17,8 @@ export function pushFor(
         title: m.title,
         approvalId: m.approvalId,
         what: pushWhat(m.title, m.detail),
+        // E7: the worker offers Deny only for an approval whose Allow needs presence.
+        ...(m.presence === true ? { presence: true as const } : {}),
       };
     case 'question.request': {
       const prompt = m.items[0]?.prompt ?? 'A question';

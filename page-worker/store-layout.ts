@@ -15,10 +15,3 @@ export const PAIRINGS_KEY = 'pairings';
 export const PUSH_SETTINGS_KEY = 'push-settings';
 /** Record<roomId, PushActivity> — written by the worker on every push it receives. */
 export const PUSH_ACTIVITY_KEY = 'push-activity';
-/**
- * E7: string[] of the room ids whose machine announced a presence policy — written by the page
- * (src/client/client.ts) from `machine.status`; the worker offers only Deny on their approvals
- * (an assertion needs WebAuthn, which a service worker does not have). A damaged value is read as
- * "every room" by the worker: unsure means no Allow button.
- */
-export const PRESENCE_ROOMS_KEY = 'presence-rooms';

@@ -114,6 +114,15 @@ describe('E5: a notification that says what it asks', () => {
     title: 'Run bash',
     approvalId: 'a-1',
   } as const;
+  it('E7: presence is carried and parsed back; anything but true is invalid, as in the request', () => {
+    const p = compactPush({ ...approval, presence: true });
+    expect(parseCompactPush(p)).toEqual({ ok: true, value: { ...p, presence: true } });
+    for (const bad of [false, 'yes', 1])
+      expect(parseCompactPush({ ...p, presence: bad })).toMatchObject({
+        ok: false,
+        code: 'invalid',
+      });
+  });
   it('E5: what is carried and parsed back', () => {
     const p = compactPush({ ...approval, what: 'Run bash: npm test' });
     expect(p.what).toBe('Run bash: npm test');

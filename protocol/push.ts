@@ -4,7 +4,7 @@
 import { clampText } from './clamp.ts';
 import { PUSH_KINDS, isMember, type PushKind } from './closed-sets.ts';
 import { utf8ByteLength } from './bytes.ts';
-import { Invalid, id, isObject, oneOf, optId, optText, str, defined } from './check.ts';
+import { Invalid, id, isObject, oneOf, optId, optText, optTrue, str, defined } from './check.ts';
 import { MAX_PUSH_PAYLOAD_BYTES, MAX_PUSH_WHAT_CHARS, MAX_TITLE_CHARS } from './limits.ts';
 import type { MessageResult } from './messages.ts';
 import { sealedLength } from './seal.ts';
@@ -24,6 +24,11 @@ export type CompactPush = {
    * never blank. The service worker offers Allow only on a notification that shows it.
    */
   what?: string;
+  /**
+   * E7: set when this approval's Allow needs verified presence (its request carries `presence:
+   * true`). A service worker cannot make a WebAuthn assertion, so it offers Deny only.
+   */
+  presence?: true;
 };
 
 export type CompactPushFields = Omit<CompactPush, 'v' | 'type'>;
@@ -76,6 +81,7 @@ export function compactPush(fields: CompactPushFields): CompactPush {
       approvalId: fields.approvalId,
       questionId: fields.questionId,
       what,
+      presence: fields.presence,
     });
   let title = clampText(fields.title, { chars: MAX_TITLE_CHARS }).text;
   let what =
@@ -140,6 +146,7 @@ export function parseCompactPush(value: unknown): MessageResult<CompactPush> {
         approvalId: optId(value, 'approvalId'),
         questionId: optId(value, 'questionId'),
         what: pushWhatField(value),
+        presence: optTrue(value, 'presence'),
       }),
     };
   } catch (e) {

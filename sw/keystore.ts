@@ -5,7 +5,6 @@ import {
   PAIRINGS_KEY,
   PUSH_ACTIVITY_KEY,
   PUSH_SETTINGS_KEY,
-  PRESENCE_ROOMS_KEY,
 } from '../page-worker/store-layout.ts';
 import {
   DEFAULT_PUSH_SETTINGS,
@@ -36,18 +35,6 @@ export async function loadSettings(): Promise<PushSettings> {
   } catch {
     return DEFAULT_PUSH_SETTINGS;
   }
-}
-
-/** E7: the rooms whose machine may need presence; a damaged record reads as "all of them". */
-export async function loadPresenceRooms(all: readonly RoomKey[]): Promise<string[]> {
-  try {
-    const v: unknown = await get(PRESENCE_ROOMS_KEY, store());
-    if (v === undefined) return [];
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-  } catch {
-    // Fall through: unsure means no Allow button, never an Allow that may be refused.
-  }
-  return all.map((r) => r.roomId);
 }
 
 /** Remembers the last push per machine for Settings ("last push received"). */

@@ -1,4 +1,4 @@
-import { recordPush, loadPresenceRooms, loadRooms, loadSettings } from './keystore.ts';
+import { recordPush, loadRooms, loadSettings } from './keystore.ts';
 import { notificationFor } from './logic/notification.ts';
 import { openPush } from './logic/open-push.ts';
 import { WORKER_MESSAGE_TYPES, type PushReceived } from '../page-worker/messages.ts';
@@ -20,7 +20,6 @@ function maxActions(): number {
  */
 export async function handlePush(body: string | null): Promise<void> {
   const [rooms, settings] = await Promise.all([loadRooms(), loadSettings()]);
-  const presenceRooms = await loadPresenceRooms(rooms);
   const opened = openPush(body, rooms);
   const now = Date.now();
   const roomId = opened.ok ? opened.room.roomId : opened.room?.roomId;
@@ -30,7 +29,7 @@ export async function handlePush(body: string | null): Promise<void> {
   const { clients: windows, facts } = await windowFacts();
   const shown = !alreadyOnScreen(opened, facts);
   if (shown) {
-    const spec = notificationFor(opened, settings, maxActions(), presenceRooms);
+    const spec = notificationFor(opened, settings, maxActions());
     // `actions` and `renotify` are missing from TypeScript's NotificationOptions.
     const options: NotificationOptions = spec.options;
     await self.registration.showNotification(spec.title, options);

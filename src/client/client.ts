@@ -41,7 +41,6 @@ import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import { cleanPhoneName, makePhoneIdentity, registerFields } from './phone-identity.ts';
 import { keyToPin, phonesOffered, readRotate, removedBy, shouldRegister } from './phones.ts';
-import { PRESENCE_ROOMS_KEY } from '../../page-worker/store-layout.ts';
 import { makeReplyNotes } from './reply-notes.ts';
 import {
   challengeOf,
@@ -88,21 +87,6 @@ export function makeClient(deps: ClientDeps) {
   // E6: old room -> the room it moved to, so a screen open on the old one follows the move.
   let movedRooms: Record<string, string> = {};
   let credential: WebAuthnCredential | null = null;
-  // E7: the rooms the worker must not offer Allow for (PRESENCE_ROOMS_KEY), as last written.
-  let presenceRooms: string | null = null;
-  const syncPresenceRooms = () => {
-    const list = Object.values(views)
-      .filter((v) => v.status?.capabilities?.presence !== undefined)
-      .map((v) => v.roomId)
-      .sort();
-    const text = JSON.stringify(list);
-    if (text === presenceRooms) return;
-    presenceRooms = text;
-    deps.kv.set(PRESENCE_ROOMS_KEY, list).catch(() => {
-      presenceRooms = null;
-      log('presence: the rooms that need presence could not be stored');
-    });
-  };
   let snapshot: ClientState | null = null;
   // E1: after a (re)join, queued decisions wait for the machine's snapshot, so a decision for a
   // card the machine no longer holds is dropped instead of re-sent.
@@ -165,10 +149,7 @@ export function makeClient(deps: ClientDeps) {
       true,
     );
     if (message.type === 'session.snapshot' && snapshotCame(roomId)) resend(roomId);
-    if (message.type === 'machine.status') {
-      syncPresenceRooms();
-      void pinAndRegister(room, message);
-    }
+    if (message.type === 'machine.status') void pinAndRegister(room, message);
   };
 
   // E6: pins the machine's first box key, then registers if the machine offers phones.
@@ -232,7 +213,6 @@ export function makeClient(deps: ClientDeps) {
         ...Object.entries(movedRooms).map(([k, v]) => [k, v === from ? to : v]),
         [from, to],
       ]);
-      syncPresenceRooms();
       changed();
       const c = connections.get(moved.relay);
       if (c) c.join(to);
@@ -477,7 +457,6 @@ export function makeClient(deps: ClientDeps) {
     cache.forget(roomId);
     const { [roomId]: _gone, ...rest } = views;
     views = rest;
-    syncPresenceRooms();
     changed();
   };
   const closeRelay = (relay: string) => {
@@ -540,7 +519,6 @@ export function makeClient(deps: ClientDeps) {
         }
       }
       ready = true;
-      syncPresenceRooms();
       changed();
       for (const relay of new Set(list.map((p) => p.relay))) connectionFor(relay);
     },

@@ -8,7 +8,6 @@ import {
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { PRESENCE_ROOMS_KEY } from '../../page-worker/store-layout.ts';
 import { connect, flush, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
 import {
   challengeOf,
@@ -178,13 +177,5 @@ describe('E7: verified presence before risky decisions', () => {
       expect(view?.errors[0]).toMatchObject({ context: 'a1', reason });
       expect((await client.respondApproval(m.roomId, 'a1', 'allow')).ok).toBe(true);
     }
-  });
-
-  it('E7: the rooms whose machine has a presence policy are stored for the worker (only Deny there)', async () => {
-    const { kv, m } = await setup();
-    await flush();
-    expect((kv as ReturnType<typeof makeMemoryKv>).data.get(PRESENCE_ROOMS_KEY)).toEqual([
-      m.roomId,
-    ]);
   });
 });

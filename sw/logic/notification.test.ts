@@ -137,15 +137,23 @@ describe('E5: a notification that says what it asks, and Allow only for what it 
     expect(spec.options.data.url).toContain('/approval/a1');
   });
 
-  it('E7: an approval from a machine with a presence policy offers only Deny; Allow is the tap that opens the card', () => {
-    const spec = notificationFor(withWhat('Run: npm test'), OPTED_IN, 2, [laptop.roomId]);
-    expect(spec.options.body).toBe('Run: npm test');
+  it('E7: an approval whose Allow needs presence offers only Deny; Allow is the tap that opens the card', () => {
+    const needs = opened({
+      kind: 'approval',
+      sessionId: 's1',
+      title: SECRET_TITLE,
+      approvalId: 'a1',
+      what: 'Run: rm -rf build',
+      presence: true,
+    });
+    const spec = notificationFor(needs, OPTED_IN, 2);
+    expect(spec.options.body).toBe('Run: rm -rf build');
     expect(spec.options.actions.map((a) => a.action)).toEqual(['deny']);
     expect(spec.options.data).not.toHaveProperty('allowOffered');
     expect(spec.options.data.url).toContain('/approval/a1');
-    // Another machine's policy changes nothing here.
-    const other = notificationFor(withWhat('Run: npm test'), OPTED_IN, 2, ['another-room']);
-    expect(other.options.actions.map((a) => a.action)).toEqual(['allow', 'deny']);
+    // The same machine's approval that needs no presence (policy "risky", a harmless read).
+    const plain = notificationFor(withWhat('Read: src/app.ts'), OPTED_IN, 2);
+    expect(plain.options.actions.map((a) => a.action)).toEqual(['allow', 'deny']);
   });
 
   it('E5: Allow is never offered for what the notification does not show whole', () => {

@@ -64,7 +64,6 @@ export function notificationFor(
   opened: OpenedPush,
   settings: PushSettings,
   maxActions: number,
-  presenceRooms: readonly string[] = [],
 ): NotificationSpec {
   const s = stringsFor(settings.language);
   const common = { icon: ICON_URL, badge: BADGE_URL };
@@ -103,11 +102,11 @@ export function notificationFor(
   const answerable = push.kind === 'approval' && push.approvalId !== undefined;
   // E5: Allow only for what the notification shows whole (a cut `what` ends in the mark), and
   // always once (no remembered scope from a notification); Deny is always safe.
-  // E7: a machine with a presence policy may need an assertion for this Allow, and a worker
-  // cannot make one (no WebAuthn): only Deny here; a tap opens the card, where Allow asks.
+  // E7: an Allow that needs verified presence needs an assertion, and a worker cannot make one
+  // (no WebAuthn): only Deny here; a tap opens the card, where Allow asks for it.
   const allowOffered =
     answerable &&
-    !presenceRooms.includes(room.roomId) &&
+    push.presence !== true &&
     maxActions >= 2 &&
     settings.showSessionTitle &&
     push.what !== undefined &&
