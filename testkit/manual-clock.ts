@@ -1,4 +1,4 @@
-// The one manual clock, for every rule about time in every part (the relay's, the machine's, the
+// T3: the one manual clock, for every rule about time in every part (the relay's, the machine's, the
 // device lane's and executor's, the page's and its service worker's), all through the one Timers
 // type of protocol/timers.ts. Nothing fires until the test calls advance(); then every timer that
 // falls due within the span fires:
