@@ -16,6 +16,7 @@ export * from './idempotency.ts';
 export * from './backoff.ts';
 export * from './text-limits.ts';
 export * from './socket-like.ts';
+export * from './timers.ts';
 export * from './rotate-box.ts';
 export * from './presence.ts';
 export * from './approval-checks.ts';

@@ -1,6 +1,6 @@
-// The slice of a WebSocket and of timers that the phone's relay links use — the app's client
+// The slice of a WebSocket that the phone's relay links use — the app's client
 // (browser WebSocket) and the service worker's short-lived sockets (browser WebSocket, or `ws` in
-// Node tests) — so tests inject fakes and drive every rule about time without sleeping.
+// Node tests) — so tests inject fakes; their timers are the Timeouts slice of protocol/timers.ts.
 export type SocketLike = {
   readonly readyState: number;
   send(data: string): void;
@@ -11,11 +11,6 @@ export type SocketLike = {
   onerror: ((ev: unknown) => void) | null;
 };
 export type SocketFactory = (url: string) => SocketLike;
-
-export type Timers = {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-};
 
 /** WebSocket.OPEN, spelled out: neither runtime's global is assumed here. */
 export const SOCKET_OPEN = 1;

@@ -20,7 +20,7 @@ import {
   type HelloAckFrame,
   type HelloFrame,
 } from '../wire/index.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerHandle, Timers } from '../timers.ts';
 import { makeFrameWriter, type FrameWriter } from './frame-writer.ts';
 import { MAX_NONCE_BYTES } from './limits.ts';
 import type { Logger } from './log.ts';
@@ -92,7 +92,7 @@ export type ConnectionOptions = {
   readonly url: URL;
   readonly hello: HelloParams;
   readonly handler: ConnectionHandler;
-  readonly clock: Clock;
+  readonly clock: Timers;
   readonly log: Logger;
 };
 
@@ -116,8 +116,8 @@ export const openConnection = (opts: ConnectionOptions): Connection => {
     if (end) return;
     end = e;
     state = 'closed';
-    deadline.cancel();
-    heartbeat?.cancel();
+    clock.clearTimeout(deadline);
+    if (heartbeat) clock.clearTimeout(heartbeat);
     try {
       ws.close();
     } catch {
@@ -125,21 +125,21 @@ export const openConnection = (opts: ConnectionOptions): Connection => {
     }
     resolveDone(e);
   };
-  const deadline = clock.after(HANDSHAKE_DEADLINE_MS, () => {
+  const deadline = clock.setTimeout(() => {
     if (state === 'challenge' || state === 'hello')
       finish({ kind: 'closed', why: 'handshake deadline', wasActive: false });
-  });
+  }, HANDSHAKE_DEADLINE_MS);
 
   const rawSend = (text: string) => {
     if (ws.readyState === WebSocket.OPEN) ws.send(text);
   };
 
   const scheduleHeartbeat = (intervalMs: number) => {
-    heartbeat = clock.after(intervalMs, () => {
+    heartbeat = clock.setTimeout(() => {
       if (state !== 'active' || gen === null) return;
       rawSend(JSON.stringify({ t: 'heartbeat', gen, seq: hbSeq++, inflight: handler.inflight() }));
       scheduleHeartbeat(intervalMs);
-    });
+    }, intervalMs);
   };
 
   const onChallenge = (nonce: string) => {
@@ -175,7 +175,7 @@ export const openConnection = (opts: ConnectionOptions): Connection => {
   };
 
   const onAck = (ack: HelloAckFrame) => {
-    deadline.cancel();
+    clock.clearTimeout(deadline);
     state = 'fencing';
     gen = ack.gen;
     log('info', 'handshake.ack', { gen: ack.gen, pending: ack.pendingInstructions.length });

@@ -5,7 +5,7 @@ import { ALICE, startTestLane, type TestLane } from '../test-support/lane-fixtur
 import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { startExecutor } from './executor.ts';
 import { ensureKeyDir, generateDeviceKey, saveKey, saveRecord } from './keystore.ts';
-import { makeManualClock, type ManualClock } from '../test-support/manual-clock.ts';
+import { makeManualTimers, type ManualTimers } from '../../testkit/manual-clock.ts';
 import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const enroll = (
   token: string,
-  clock?: ManualClock,
+  clock?: ManualTimers,
   over: { workspaceRoot?: string; keyDir?: string } = {},
 ) =>
   enrollDevice({
@@ -60,7 +60,7 @@ describe('enrollment against the lane (§1.1)', () => {
   });
 
   it('§1.1: over the rate budget → waits retry-after exactly, then the same token still works (not consumed)', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     t = await startTestLane({
       now: () => clock.now(),
       enrollRateLimit: { requests: 1, windowMs: 5000 },
@@ -72,7 +72,7 @@ describe('enrollment against the lane (§1.1)', () => {
     let done = false;
     void result.then(() => (done = true));
     while (!done) {
-      const p = clock.pending();
+      const p = clock.delays();
       if (p.length > 0) {
         waits.push(Math.min(...p));
         clock.advance(Math.min(...p));

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { enrollDevice, ENROLLMENT_INVALID_MESSAGE } from './enroll.ts';
 import { KEY_FILE, RECORD_FILE } from './keystore.ts';
-import { makeManualClock } from '../test-support/manual-clock.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { makeTmpDirs } from '../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
@@ -43,7 +43,7 @@ const scripted = async (replies: Reply[]) => {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 };
 
-const run = (url: string, clock = makeManualClock(), logs: string[] = []) => {
+const run = (url: string, clock = makeManualTimers(), logs: string[] = []) => {
   const keyDir = join(tmp.make(), 'keys');
   const result = enrollDevice({
     server: url,
@@ -59,12 +59,12 @@ const run = (url: string, clock = makeManualClock(), logs: string[] = []) => {
 };
 
 /** Advances the manual clock each time the client waits, recording how long it asked to wait. */
-const driveWaits = async (clock: ReturnType<typeof makeManualClock>, done: Promise<unknown>) => {
+const driveWaits = async (clock: ReturnType<typeof makeManualTimers>, done: Promise<unknown>) => {
   const waits: number[] = [];
   let finished = false;
   void done.then(() => (finished = true));
   while (!finished) {
-    const p = clock.pending();
+    const p = clock.delays();
     if (p.length > 0) {
       waits.push(Math.min(...p));
       clock.advance(Math.min(...p));
@@ -195,7 +195,7 @@ describe('enrollment client (§1.1)', () => {
       { status: 200, body: { deviceId: DEVICE_ID } },
     ]);
     const keyDir = join(tmp.make(), 'keys');
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const opts = {
       server: s.url,
       token: TOKEN,

@@ -3,7 +3,7 @@
 // attempts; the four indistinguishable 403s get one combined explanation. The enrollment token
 // and the user credential are used for the request only: never stored, never logged.
 import { DEVICE_HTTP_PATHS, isDeviceId, rawEd25519PublicKey } from '../wire/index.ts';
-import { delay, realClock, type Clock } from '../clock.ts';
+import { delay, realTimers, type Timers } from '../timers.ts';
 import {
   ensureKeyDir,
   generateDeviceKey,
@@ -49,7 +49,7 @@ export type EnrollOptions = {
   readonly keyDir: string;
   readonly displayName?: string;
   readonly fetch?: typeof fetch;
-  readonly clock?: Clock;
+  readonly clock?: Timers;
   readonly log?: Logger;
 };
 
@@ -77,7 +77,7 @@ const readError = async (res: Response): Promise<{ errorCode: string; message: s
 };
 
 export const enrollDevice = async (opts: EnrollOptions): Promise<EnrollResult> => {
-  const clock = opts.clock ?? realClock;
+  const clock = opts.clock ?? realTimers;
   const log = opts.log ?? silentLogger;
   const doFetch = opts.fetch ?? fetch;
   const failed = (code: EnrollErrorCode, message: string, attempts = 0): EnrollResult => ({

@@ -5,7 +5,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapabilities } from './capabilities.ts';
-import { realClock } from '../clock.ts';
+import { realTimers } from '../timers.ts';
 import { rootProblem } from './fs/contain.ts';
 import { makeTempJournal } from './fs/temp-journal.ts';
 import { loadKey, loadRecord } from './keystore.ts';
@@ -27,7 +27,7 @@ export {
 export * from './types.ts';
 
 export const startExecutor = async (opts: ExecutorOptions): Promise<Executor> => {
-  const clock = opts.clock ?? realClock;
+  const clock = opts.clock ?? realTimers;
   const log = opts.log ?? silentLogger;
   const random = opts.random ?? Math.random;
   const emit = opts.onEvent ?? (() => {});

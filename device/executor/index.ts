@@ -21,5 +21,5 @@ export {
 } from './enroll.ts';
 export { runCli, EXIT_CODES } from './cli.ts';
 export { SUPPORTED_KINDS } from './tasks.ts';
-export { realClock, type Clock, type TimerHandle } from '../clock.ts';
+export { realTimers, type TimerHandle, type Timers } from '../timers.ts';
 export { makeJsonLogger, silentLogger, type Logger } from './log.ts';

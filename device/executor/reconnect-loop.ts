@@ -1,7 +1,7 @@
 // One connection at a time, until something terminal happens (revoked, superseded, an unsupported
 // protocol version) or stop(); between connections, the jittered backoff (§1.6).
 import type { KeyObject } from 'node:crypto';
-import type { Clock } from '../clock.ts';
+import type { Timers } from '../timers.ts';
 import { DEVICE_PROTOCOL_VERSION } from '../wire/index.ts';
 import { reconnectDelayMs } from './backoff.ts';
 import { openConnection, type ConnectionHandler } from './connection.ts';
@@ -25,7 +25,7 @@ export const makeReconnectLoop = (deps: {
   shutdown: Shutdown;
   outbox: Outbox;
   opts: ExecutorOptions;
-  clock: Clock;
+  clock: Timers;
   log: Logger;
   random: () => number;
   emit: (e: ExecutorEvent) => void;
@@ -86,9 +86,9 @@ export const makeReconnectLoop = (deps: {
       );
       attempt += 1;
       await new Promise<void>((resolve) => {
-        const t = clock.after(waitMs, resolve);
+        const t = clock.setTimeout(resolve, waitMs);
         state.wake = () => {
-          t.cancel();
+          clock.clearTimeout(t);
           resolve();
         };
       });

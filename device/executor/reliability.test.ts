@@ -7,7 +7,7 @@ import { rawEd25519PublicKey, encodeBase64 } from '../wire/index.ts';
 import type { ExecutorEvent } from './executor.ts';
 import { KEY_FILE, loadKey, RECORD_FILE } from './keystore.ts';
 import { isGroupGone } from './proc/proc-stat.ts';
-import { makeManualClock } from '../test-support/manual-clock.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { until } from '../../testkit/until.ts';
 import { parseFrame, type SeenFrame } from './test-support/fault-proxy.ts';
 import {
@@ -206,7 +206,7 @@ describe('liveness, bye and goodbye (R13, R14, R15, §1.6, §8)', () => {
   it('R14: heartbeats every heartbeatIntervalMs with increasing seq and the running ids as inflight', async () => {
     // Lane and executor on one manual clock: each beat is one interval moved by hand, so a busy
     // machine stalling the event loop cannot make 3 × H pass between two beats.
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     h = await makeHarness({ heartbeatIntervalMs: 60, clock });
     await h.online({ clock });
     // Runs until the test is done with it (a file in the workspace), then ends by itself.

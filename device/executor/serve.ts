@@ -2,7 +2,7 @@
 // may use (task-context.ts), the outbox, the frames taken in (instruction-intake.ts), the fence
 // (fence.ts), how it ends (shutdown.ts) and the connections one after another (reconnect-loop.ts).
 import type { KeyObject } from 'node:crypto';
-import type { Clock } from '../clock.ts';
+import type { Timers } from '../timers.ts';
 import { mintEpoch } from '../wire/index.ts';
 import type { ConnectionHandler } from './connection.ts';
 import type { OutChunk } from './exec/chunker.ts';
@@ -23,7 +23,7 @@ import type { Executor, ExecutorEvent, ExecutorOptions } from './types.ts';
 
 export type RunParams = {
   opts: ExecutorOptions;
-  clock: Clock;
+  clock: Timers;
   log: Logger;
   random: () => number;
   emit: (e: ExecutorEvent) => void;

@@ -2,7 +2,7 @@
 // their results be acked; past the grace they are stopped, and SHUTDOWN_ACK_WAIT_MS later the
 // executor exits whatever is left. terminal(): revoked, superseded or an unsupported version —
 // everything running is killed first (and on revoke the key deleted).
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { TimerHandle, Timers } from '../timers.ts';
 import type { DeviceGoodbyeReason } from '../wire/index.ts';
 import { deleteKeyMaterial } from './keystore.ts';
 import * as L from './limits.ts';
@@ -15,7 +15,7 @@ export const makeShutdown = (deps: {
   state: ServeState;
   outbox: Outbox;
   opts: ExecutorOptions;
-  clock: Clock;
+  clock: Timers;
   log: Logger;
   emit: (e: ExecutorEvent) => void;
   releaseLock: () => void;
@@ -51,7 +51,7 @@ export const makeShutdown = (deps: {
   };
 
   const finish = () => {
-    shutdownTimer?.cancel();
+    if (shutdownTimer) clock.clearTimeout(shutdownTimer);
     exit({ reason: 'stopped', message: `stopped (${state.stopping ?? 'shutdown'})` });
   };
 
@@ -70,11 +70,11 @@ export const makeShutdown = (deps: {
     const graceMs = opts.shutdownGraceMs ?? L.DEFAULT_SHUTDOWN_GRACE_MS;
     state.conn?.goodbye(reason, graceMs + L.SHUTDOWN_ACK_WAIT_MS);
     state.wake?.();
-    shutdownTimer = clock.after(graceMs, () => {
+    shutdownTimer = clock.setTimeout(() => {
       graceOver = true;
       for (const t of state.tasks.values()) t.stop('shutdown');
-      shutdownTimer = clock.after(L.SHUTDOWN_ACK_WAIT_MS, finish);
-    });
+      shutdownTimer = clock.setTimeout(finish, L.SHUTDOWN_ACK_WAIT_MS);
+    }, graceMs);
     progress();
     return done;
   };

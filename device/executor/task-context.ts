@@ -1,5 +1,5 @@
 // What every task of a serving executor may use, from its options and the journals it opened.
-import type { Clock } from '../clock.ts';
+import type { Timers } from '../timers.ts';
 import type { OutChunk } from './exec/chunker.ts';
 import type { Flow } from './exec/flow.ts';
 import { makeContainment } from './fs/contain.ts';
@@ -15,7 +15,7 @@ const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
 
 export const makeTaskContext = (p: {
   opts: ExecutorOptions;
-  clock: Clock;
+  clock: Timers;
   flow: Flow;
   workspaceRoot: string;
   tempRoot: string;

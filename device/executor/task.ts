@@ -1,7 +1,7 @@
 // What a running instruction is to the executor (a task) and what every task may use. Kept apart
 // from tasks.ts so the task kinds (tasks.ts, tasks-write.ts) import it without importing each other.
 import type { PayloadFrame, DeviceInstructionKind } from '../wire/index.ts';
-import type { Clock } from '../clock.ts';
+import type { Timers } from '../timers.ts';
 import type { OutChunk } from './exec/chunker.ts';
 import type { Flow } from './exec/flow.ts';
 import type { StopReason } from './exec/run-exec.ts';
@@ -25,7 +25,7 @@ export type TaskContext = {
   readonly shell: string;
   readonly baseEnv: NodeJS.ProcessEnv;
   readonly limits: TaskLimits;
-  readonly clock: Clock;
+  readonly clock: Timers;
   readonly flow: Flow;
   readonly groups: GroupJournal;
   readonly cgroupBase: string | null;

@@ -21,7 +21,7 @@ export const writeTask = (
   const finish = (o: Outcome) => {
     if (settled) return;
     settled = true;
-    timer.cancel();
+    ctx.clock.clearTimeout(timer);
     settle(o);
   };
   const writer: Promise<PendingWrite | Failure> = (async () => {
@@ -49,12 +49,12 @@ export const writeTask = (
     if (!('ok' in w)) await w.abort();
     finish(o);
   };
-  const timer = ctx.clock.after(frame.timeoutMs, () => {
+  const timer = ctx.clock.setTimeout(() => {
     if (!committing)
       void abortWith(
         fail('timeout', `the payload did not complete within timeoutMs; ${path} untouched`),
       );
-  });
+  }, frame.timeoutMs);
 
   const handle = async (f: PayloadFrame): Promise<void> => {
     const w = await writer;

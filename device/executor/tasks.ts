@@ -9,7 +9,7 @@ import type {
   PathArgs,
 } from '../wire/index.ts';
 import { parseInstructionArgs } from '../wire/index.ts';
-import type { TimerHandle } from '../clock.ts';
+import type { TimerHandle } from '../timers.ts';
 import { makeChunker } from './exec/chunker.ts';
 import { runExec, type StopReason } from './exec/run-exec.ts';
 import { createDir, createTempDir, createTempFile, remove } from './fs/mutate-ops.ts';
@@ -203,11 +203,11 @@ const readTask = (
       flow: ctx.flow,
       ...(lines ? { lines } : {}),
     });
-    timer = ctx.clock.after(frame.timeoutMs, () => run?.stop('timeout'));
+    timer = ctx.clock.setTimeout(() => run?.stop('timeout'), frame.timeoutMs);
     try {
       return await run.done;
     } finally {
-      timer.cancel();
+      ctx.clock.clearTimeout(timer);
     }
   })();
   return {

@@ -1,13 +1,13 @@
 // The executor's public types: options, events, exit reasons, status, the handle.
 import type { DeviceGoodbyeReason } from '../wire/index.ts';
-import type { Clock } from '../clock.ts';
+import type { Timers } from '../timers.ts';
 import type { ConnectionEnd } from './connection.ts';
 import type { Logger } from './log.ts';
 import type { Outcome } from './outcome.ts';
 
 export type ExecutorOptions = {
   readonly keyDir: string;
-  readonly clock?: Clock;
+  readonly clock?: Timers;
   readonly log?: Logger;
   readonly random?: () => number;
   readonly fetch?: typeof fetch;

@@ -7,12 +7,14 @@ import type { LaneConfig } from './options.ts';
 
 export const makeCancellation = (book: InstructionBook, config: LaneConfig) => {
   const armCancelGrace = (instruction: Instruction) => {
-    instruction.cancelGraceTimer?.cancel();
-    instruction.cancelGraceTimer = config.clock.after(config.cancelGraceMs, () =>
-      book.settleUnknown(
-        instruction,
-        `no terminal result within ${config.cancelGraceMs} ms of cancel`,
-      ),
+    if (instruction.cancelGraceTimer) config.clock.clearTimeout(instruction.cancelGraceTimer);
+    instruction.cancelGraceTimer = config.clock.setTimeout(
+      () =>
+        book.settleUnknown(
+          instruction,
+          `no terminal result within ${config.cancelGraceMs} ms of cancel`,
+        ),
+      config.cancelGraceMs,
     );
   };
 

@@ -24,7 +24,7 @@ export const makeDeviceConnections = (deps: {
    */
   const onHelloAccepted = (conn: LaneConn, supports: string[]) => {
     const device = book.deviceEntry(conn.deviceId);
-    device.reconnectGraceTimer?.cancel();
+    if (device.reconnectGraceTimer) config.clock.clearTimeout(device.reconnectGraceTimer);
     device.reconnectGraceTimer = undefined;
     if (device.epoch !== undefined && device.epoch !== conn.epoch) {
       for (const instruction of [...device.inflight.values()]) {
@@ -65,11 +65,11 @@ export const makeDeviceConnections = (deps: {
     if (device === undefined || device.conn !== conn) return;
     device.conn = undefined;
     book.setOnline(device, false);
-    device.reconnectGraceTimer?.cancel();
-    device.reconnectGraceTimer = config.clock.after(config.reconnectGraceMs, () => {
+    if (device.reconnectGraceTimer) config.clock.clearTimeout(device.reconnectGraceTimer);
+    device.reconnectGraceTimer = config.clock.setTimeout(() => {
       device.reconnectGraceTimer = undefined;
       writeOff(device, `no reconnect within ${config.reconnectGraceMs} ms (R4)`);
-    });
+    }, config.reconnectGraceMs);
   };
 
   const writeOff = (device: DeviceEntry, why: string) => {
@@ -121,7 +121,7 @@ export const makeDeviceConnections = (deps: {
     book.startDraining();
     for (const device of book.devices.values()) {
       const conn = detach(device);
-      device.reconnectGraceTimer?.cancel();
+      if (device.reconnectGraceTimer) config.clock.clearTimeout(device.reconnectGraceTimer);
       if (conn !== undefined) bye(conn, 'draining');
       writeOff(device, 'the lane is draining');
     }

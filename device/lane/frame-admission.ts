@@ -83,15 +83,17 @@ export const makeFrameAdmission = (book: InstructionBook, config: LaneConfig, au
 
   /** R8: while the stream has a hole, the next streamSeq must arrive within chunkGapTimeoutMs. */
   const armGap = (instruction: Instruction) => {
-    instruction.gapTimer?.cancel();
+    if (instruction.gapTimer) config.clock.clearTimeout(instruction.gapTimer);
     instruction.gapTimer = undefined;
     if (!instruction.stream.hasGap) return;
     const waiting = instruction.stream.watermark + 1;
-    instruction.gapTimer = config.clock.after(config.chunkGapTimeoutMs, () =>
-      book.settleUnknown(
-        instruction,
-        `streamSeq ${waiting} did not arrive within ${config.chunkGapTimeoutMs} ms (R8)`,
-      ),
+    instruction.gapTimer = config.clock.setTimeout(
+      () =>
+        book.settleUnknown(
+          instruction,
+          `streamSeq ${waiting} did not arrive within ${config.chunkGapTimeoutMs} ms (R8)`,
+        ),
+      config.chunkGapTimeoutMs,
     );
   };
 

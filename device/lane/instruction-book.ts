@@ -46,7 +46,7 @@ export const makeInstructionBook = (config: LaneConfig, audit: Audit) => {
 
   const cancelTimers = (instruction: Instruction) => {
     for (const t of [instruction.ceilingTimer, instruction.gapTimer, instruction.cancelGraceTimer])
-      t?.cancel();
+      if (t) config.clock.clearTimeout(t);
     instruction.ceilingTimer = instruction.gapTimer = instruction.cancelGraceTimer = undefined;
   };
   const settle = (
@@ -97,13 +97,13 @@ export const makeInstructionBook = (config: LaneConfig, audit: Audit) => {
   const commit = (device: DeviceEntry, conn: LaneConn, instruction: Instruction) => {
     instruction.state = 'dispatch_committed';
     device.inflight.set(instruction.id, instruction);
-    instruction.ceilingTimer = config.clock.after(
-      instruction.timeoutMs + config.executionGraceMs,
+    instruction.ceilingTimer = config.clock.setTimeout(
       () =>
         settleUnknown(
           instruction,
           `no terminal result within timeoutMs + ${config.executionGraceMs} ms (execution ceiling)`,
         ),
+      instruction.timeoutMs + config.executionGraceMs,
     );
     writeInstruction(conn, instruction, config.payloadPartBytes);
   };

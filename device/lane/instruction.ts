@@ -1,7 +1,7 @@
 // The lane's records: one per instruction it was asked to run, one per device it has seen, and
 // what it needs from a live socket. The modules around the dispatcher share these.
 import type { Buffer } from 'node:buffer';
-import type { TimerHandle } from '../clock.ts';
+import type { TimerHandle } from '../timers.ts';
 import type {
   DeviceInstructionKind,
   DeviceInstructionState,

@@ -18,7 +18,7 @@ import {
   REORDER_MAX_ENTRIES,
   SETTLED_MEMO_ENTRIES,
 } from '../wire/index.ts';
-import { backgroundClock, type Clock } from '../clock.ts';
+import { backgroundTimers, type Timers } from '../timers.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type AuditEvent = {
@@ -75,7 +75,7 @@ export type DeviceLaneOptions = {
    * grace (R4), the chunk gap (R8), the cancel grace (R11), the execution ceiling and the goodbye
    * grace (R15). Tests pass a manual clock and move time by hand.
    */
-  clock?: Clock;
+  clock?: Timers;
   /** Clock for token expiry, rate windows and lease freshness; defaults to `clock.now`. */
   now?: () => number;
   onAudit?: (e: AuditEvent) => void;
@@ -123,7 +123,7 @@ export const resolveOptions = (o: DeviceLaneOptions): LaneConfig => ({
   allowTakeover: o.allowTakeover ?? true,
   defaultTimeoutMs: o.defaultTimeoutMs ?? 120_000,
   auditKeepRows: o.auditKeepRows ?? 20_000,
-  clock: o.clock ?? backgroundClock,
+  clock: o.clock ?? backgroundTimers,
   now: o.now ?? (o.clock === undefined ? Date.now : () => o.clock!.now()),
   onAudit: o.onAudit,
 });

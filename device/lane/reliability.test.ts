@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { barrier, collect, startTestLane, type TestLane } from '../test-support/lane-fixture.ts';
-import { makeManualClock } from '../test-support/manual-clock.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 
 let t: TestLane | undefined;
 afterEach(async () => {
@@ -402,7 +402,7 @@ describe('§5.2 reliability rules R1–R15', () => {
   });
 
   it('R14: given no frame for 3 × heartbeatIntervalMs, the connection is closed and in-flight work enters the grace', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     t = await startTestLane({ heartbeatIntervalMs: 80, clock });
     const { id, dev } = await t.online();
     const h = t.lane.dispatch(id.deviceId, { kind: 'exec', args: { command: 'x' } });
@@ -419,7 +419,7 @@ describe('§5.2 reliability rules R1–R15', () => {
   });
 
   it('R14: heartbeats keep a quiet connection alive', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     t = await startTestLane({ heartbeatIntervalMs: 150, clock });
     const { id, dev } = await t.online();
     // seven heartbeats 150 ms apart on the lane's clock outlive two liveness windows (450 ms each)

@@ -19,7 +19,7 @@ import {
   type DeviceServerFrame,
   type HelloFrame,
 } from '../wire/index.ts';
-import type { TimerHandle } from '../clock.ts';
+import type { TimerHandle } from '../timers.ts';
 import type { Audit, Dispatcher, LaneConn } from './dispatcher.ts';
 import type { LaneConfig } from './options.ts';
 import type { Registry } from './registry.ts';
@@ -64,7 +64,7 @@ export const runSocketSession = (deps: {
   const owedAcks = new Map<string, number>();
   let ackTimer: TimerHandle | undefined;
   const flushAcks = () => {
-    ackTimer?.cancel();
+    if (ackTimer) clock.clearTimeout(ackTimer);
     ackTimer = undefined;
     if (owedAcks.size === 0) return;
     const gen = conn?.gen;
@@ -80,12 +80,12 @@ export const runSocketSession = (deps: {
   };
   const ackChunks = (instructionId: string, upToStreamSeq: number) => {
     owedAcks.set(instructionId, upToStreamSeq);
-    if (ackTimer === undefined) ackTimer = clock.after(CHUNK_ACK_DELAY_MS, flushAcks);
+    if (ackTimer === undefined) ackTimer = clock.setTimeout(flushAcks, CHUNK_ACK_DELAY_MS);
   };
   const finishHandshake = () => {
     if (!handshakeDone) {
       handshakeDone = true;
-      deadline.cancel();
+      clock.clearTimeout(deadline);
       deps.onHandshakeDone();
     }
   };
@@ -96,17 +96,17 @@ export const runSocketSession = (deps: {
   const refreshLiveness = () => {
     if (conn !== undefined) conn.lastFrameAt = config.now();
     if (phase !== 'fencing' && phase !== 'active') return;
-    liveness?.cancel();
-    liveness = clock.after(livenessMs, () => {
+    if (liveness) clock.clearTimeout(liveness);
+    liveness = clock.setTimeout(() => {
       audit('liveness_timeout', conn?.deviceId ?? null, { connId, afterMs: livenessMs });
       ws.terminate();
-    });
+    }, livenessMs);
   };
 
-  const deadline = clock.after(config.handshakeDeadlineMs, () => {
+  const deadline = clock.setTimeout(() => {
     audit('handshake_timeout', null, { connId, afterMs: config.handshakeDeadlineMs });
     close(POLICY, 'handshake deadline');
-  });
+  }, config.handshakeDeadlineMs);
 
   const reject = (code: DeviceHelloRejectCode, detail: object, deviceId: string | null) => {
     audit('hello_rejected', deviceId, { connId, code, ...detail });
@@ -288,10 +288,11 @@ export const runSocketSession = (deps: {
       case 'goodbye': {
         audit('goodbye', c.deviceId, { connId, reason: f.reason, graceMs: f.graceMs ?? null });
         dispatcher.onGoodbye(c);
-        const grace = clock.after(f.graceMs ?? config.reconnectGraceMs, () =>
-          close(1000, 'goodbye'),
+        const grace = clock.setTimeout(
+          () => close(1000, 'goodbye'),
+          f.graceMs ?? config.reconnectGraceMs,
         );
-        ws.once('close', () => grace.cancel());
+        ws.once('close', () => clock.clearTimeout(grace));
         return;
       }
       case 'result':
@@ -305,10 +306,10 @@ export const runSocketSession = (deps: {
 
   ws.on('close', () => {
     phase = 'closed';
-    ackTimer?.cancel();
+    if (ackTimer) clock.clearTimeout(ackTimer);
     owedAcks.clear();
-    deadline.cancel();
-    liveness?.cancel();
+    clock.clearTimeout(deadline);
+    if (liveness) clock.clearTimeout(liveness);
     finishHandshake();
     if (conn !== undefined) {
       conn.phase = 'closed';

@@ -7,7 +7,7 @@ import type { OutboxEntry } from './outbox.ts';
 import type { RemovedNotice } from './pairing-store.ts';
 import type { Authenticator, PresenceFailure } from './webauthn.ts';
 import type { ReplyNote } from './reply-notes.ts';
-import type { SocketFactory, Timers } from './socket.ts';
+import type { SocketFactory, Timeouts } from './socket.ts';
 
 // The client's public shapes (client.ts re-exports them).
 
@@ -56,7 +56,7 @@ export type ActResult = { ok: true; requestId: string } | { ok: false; code: Act
 export type ClientDeps = {
   kv: Kv;
   socket: SocketFactory;
-  timers: Timers;
+  timers: Timeouts;
   now?: () => number;
   random?: () => number;
   uuid?: () => string;

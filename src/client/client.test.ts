@@ -398,7 +398,7 @@ describe('Seams for the push client (N2)', () => {
     const client = (await import('./client.ts')).makeClient({
       kv: h.kv,
       socket: h.sockets.factory,
-      timers: h.clock.timers,
+      timers: h.clock,
       now: h.clock.now,
       onJoined: (room) => joined.push(room),
     });

@@ -36,6 +36,7 @@ import { makeDrafts } from './drafts.ts';
 import { extensionsOf, respondExtras, type ApprovalChoice } from './extensions.ts';
 import { openFrame, settle } from './incoming.ts';
 import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import type { TimerHandle } from './socket.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
 import { ACTION_STATES, makeOutbox, type ActionKind } from './outbox.ts';
 import { makePairingStore, type PairedMachine } from './pairing-store.ts';
@@ -92,7 +93,7 @@ export function makeClient(deps: ClientDeps) {
   // card the machine no longer holds is dropped instead of re-sent.
   // A machine that never answers sessions.get must not hold decisions back for ever: after
   // SNAPSHOT_WAIT_MS they are re-sent as before E1 (D10).
-  const awaitingSnapshot = new Map<string, unknown>();
+  const awaitingSnapshot = new Map<string, TimerHandle>();
   const awaitSnapshot = (roomId: string) => {
     if (awaitingSnapshot.has(roomId)) return;
     awaitingSnapshot.set(

@@ -1,21 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { PHONE_HELLO_PROBE_MS, PHONE_HELLO_TIMEOUT_MS } from '../../protocol/index.ts';
 import { makeConnection, type ConnectionEvent } from './connection.ts';
-import { makeFakeTimers, makeSocketFactory } from './test-support/fakes.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
+import { makeSocketFactory } from './test-support/fakes.ts';
 
 const ROOM_A = 'roomAAAAAAAAAAAAAAAAAA';
 const ROOM_B = 'roomBBBBBBBBBBBBBBBBBB';
 const peers = { machine: 1, phone: 1 };
 
 function setup(rooms = [ROOM_A, ROOM_B], random = () => 0.5) {
-  const clock = makeFakeTimers();
+  const clock = makeManualTimers();
   const sockets = makeSocketFactory();
   const events: ConnectionEvent[] = [];
   const logs: string[] = [];
   const c = makeConnection({
     url: 'ws://relay.test',
     socket: sockets.factory,
-    timers: clock.timers,
+    timers: clock,
     now: clock.now,
     random,
     rooms: () => rooms,

@@ -7,7 +7,13 @@ import {
   parseServerFrame,
   type ServerFrame,
 } from '../../protocol/index.ts';
-import { SOCKET_OPEN, type SocketFactory, type SocketLike, type Timers } from './socket.ts';
+import {
+  SOCKET_OPEN,
+  type SocketFactory,
+  type SocketLike,
+  type TimerHandle,
+  type Timeouts,
+} from './socket.ts';
 
 export const LINK_STATES = {
   connecting: 'connecting',
@@ -28,7 +34,7 @@ export type ConnectionEvent =
 export type ConnectionOptions = {
   url: string;
   socket: SocketFactory;
-  timers: Timers;
+  timers: Timeouts;
   now: () => number;
   random: () => number;
   /** The rooms to join on this relay, asked afresh on every (re)connect. */
@@ -69,9 +75,9 @@ export function makeConnection(options: ConnectionOptions): Connection {
   let socket: SocketLike | null = null;
   let generation = 0;
   let attempt = 0;
-  let retryTimer: unknown = null;
-  let probeTimer: unknown = null;
-  let deadlineTimer: unknown = null;
+  let retryTimer: TimerHandle | null = null;
+  let probeTimer: TimerHandle | null = null;
+  let deadlineTimer: TimerHandle | null = null;
   let suspended = false;
   let closed = false;
   let started = false;
@@ -84,7 +90,7 @@ export function makeConnection(options: ConnectionOptions): Connection {
     status = { state, since: now() };
     options.onEvent({ kind: 'status', status });
   };
-  const clear = (id: unknown) => {
+  const clear = (id: TimerHandle | null) => {
     if (id !== null) timers.clearTimeout(id);
   };
   const clearTimers = () => {

@@ -7,17 +7,17 @@ import {
   makeDrafts,
 } from './drafts.ts';
 import { makeMemoryKv, type Kv } from './kv.ts';
-import { makeFakeTimers } from './test-support/fakes.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { flush } from './test-support/harness.ts';
 
-function setup(kv = makeMemoryKv(), clock = makeFakeTimers()) {
+function setup(kv = makeMemoryKv(), clock = makeManualTimers()) {
   const writes: string[] = [];
   const spy: Kv = {
     get: (k) => kv.get(k),
     set: (k, v) => (writes.push(k), kv.set(k, v)),
     del: (k) => (writes.push(`del ${k}`), kv.del(k)),
   };
-  const drafts = makeDrafts({ kv: spy, timers: clock.timers, now: clock.now, onChange: () => {} });
+  const drafts = makeDrafts({ kv: spy, timers: clock, now: clock.now, onChange: () => {} });
   return { drafts, kv, clock, writes };
 }
 

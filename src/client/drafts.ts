@@ -1,5 +1,5 @@
 import type { Kv } from './kv.ts';
-import type { Timers } from './socket.ts';
+import type { TimerHandle, Timeouts } from './socket.ts';
 
 // U2: nothing the owner typed is lost. The New-session prompt (per machine) and the reply box
 // (per machine and session) are kept in IndexedDB as they are typed, so they survive a reload
@@ -22,7 +22,7 @@ type Stored = { text: string; at: number };
 
 export function makeDrafts(options: {
   kv: Kv;
-  timers: Timers;
+  timers: Timeouts;
   now: () => number;
   onChange: () => void;
 }) {
@@ -31,7 +31,7 @@ export function makeDrafts(options: {
   let order: string[] = [];
   const dirty = new Set<string>();
   let indexDirty = false;
-  let timer: unknown = null;
+  let timer: TimerHandle | null = null;
 
   const flush = () => {
     if (timer !== null) timers.clearTimeout(timer);

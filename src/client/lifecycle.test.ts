@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HIDDEN_CLOSE_MS, watchLifecycle } from './lifecycle.ts';
-import { makeFakeTimers } from './test-support/fakes.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 
 function target() {
   const handlers = new Map<string, () => void>();
@@ -14,14 +14,14 @@ function target() {
 
 describe('D5: hidden app closes its socket, visible or online reconnects at once', () => {
   it('suspends HIDDEN_CLOSE_MS after hiding, not before, and resumes when visible', () => {
-    const clock = makeFakeTimers();
+    const clock = makeManualTimers();
     const doc = target();
     const win = target();
     const calls: string[] = [];
     watchLifecycle({
       document: doc,
       window: win,
-      timers: clock.timers,
+      timers: clock,
       suspend: () => calls.push('suspend'),
       resume: () => calls.push('resume'),
     });
@@ -38,13 +38,13 @@ describe('D5: hidden app closes its socket, visible or online reconnects at once
   });
 
   it('a quick glance away does not close the socket', () => {
-    const clock = makeFakeTimers();
+    const clock = makeManualTimers();
     const doc = target();
     const calls: string[] = [];
     watchLifecycle({
       document: doc,
       window: target(),
-      timers: clock.timers,
+      timers: clock,
       suspend: () => calls.push('suspend'),
       resume: () => calls.push('resume'),
     });

@@ -1,6 +1,8 @@
 // D5 on the page side: close the relay socket a few seconds after the app is hidden, so the
 // relay's "no phone socket ⇒ push" rule fires, and reconnect at once when the app is visible
 // again or the network comes back.
+import type { TimerHandle, Timeouts } from './socket.ts';
+
 export const HIDDEN_CLOSE_MS = 3_000;
 
 type Target = {
@@ -11,12 +13,12 @@ type Target = {
 export function watchLifecycle(options: {
   document: Target & { visibilityState: string };
   window: Target;
-  timers: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void };
+  timers: Timeouts;
   suspend: () => void;
   resume: () => void;
 }): () => void {
   const { document: doc, window: win, timers } = options;
-  let hideTimer: unknown = null;
+  let hideTimer: TimerHandle | null = null;
   const onVisibility = () => {
     if (doc.visibilityState === 'hidden') {
       hideTimer ??= timers.setTimeout(() => {

@@ -3,7 +3,7 @@ import { parseMachineMessage, type MachineMessage } from '../../protocol/index.t
 import { makeMemoryKv, type Kv } from './kv.ts';
 import { MAX_TRANSCRIPTS_KEPT, applyMessage, emptyView, type MachineView } from './machine-view.ts';
 import { CACHE_WRITE_DELAY_MS, loadCachedView, makeViewCache } from './offline-cache.ts';
-import { makeFakeTimers } from './test-support/fakes.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 
 const msg = (m: Record<string, unknown>): MachineMessage => {
   const r = parseMachineMessage({ v: 1, ts: 1, ...m });
@@ -21,14 +21,14 @@ const ROOM = 'room-1234';
 
 function setup() {
   const kv = makeMemoryKv();
-  const clock = makeFakeTimers();
+  const clock = makeManualTimers();
   const writes: string[] = [];
   const spy: Kv = {
     get: (k) => kv.get(k),
     set: (k, v) => (writes.push(k), kv.set(k, v)),
     del: (k) => (writes.push(`del ${k}`), kv.del(k)),
   };
-  const cache = makeViewCache(spy, clock.timers);
+  const cache = makeViewCache(spy, clock);
   const save = (v: MachineView) => {
     cache.save(v);
     clock.advance(CACHE_WRITE_DELAY_MS);

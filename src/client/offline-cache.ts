@@ -1,6 +1,6 @@
 import type { Kv } from './kv.ts';
 import type { MachineView } from './machine-view.ts';
-import type { Timers } from './socket.ts';
+import type { TimerHandle, Timeouts } from './socket.ts';
 import type { TranscriptView } from './transcript-merge.ts';
 
 // Offline reading: the last status, sessions, turn summaries, closed-card notes and fetched
@@ -89,10 +89,10 @@ type Written = {
 const changed = (before: unknown[] | undefined, now: unknown[]) =>
   !before || before.some((x, i) => x !== now[i]);
 
-export function makeViewCache(kv: Kv, timers: Timers) {
+export function makeViewCache(kv: Kv, timers: Timeouts) {
   const dirty = new Map<string, MachineView>();
   const written = new Map<string, Written>();
-  let timer: unknown = null;
+  let timer: TimerHandle | null = null;
 
   const write = (view: MachineView) => {
     const w: Written = written.get(view.roomId) ?? { transcripts: new Map() };

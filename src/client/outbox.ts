@@ -1,5 +1,6 @@
 import { REQUEST_WINDOW_MS, type MachineMessage, type PhoneMessage } from '../../protocol/index.ts';
 import type { Kv } from './kv.ts';
+import type { TimerHandle, Timeouts } from './socket.ts';
 
 // D10: every action is kept (in IndexedDB) from the moment it is sent until the machine's
 // matching confirmation arrives, shown as Sent, then Unconfirmed when the link dropped or the
@@ -84,11 +85,11 @@ export function makeOutbox(options: {
   kv: Kv;
   now: () => number;
   onChange: () => void;
-  timers: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void };
+  timers: Timeouts;
 }): Outbox {
   const { kv, now, onChange, timers } = options;
   let list: OutboxEntry[] = [];
-  const deadlines = new Map<string, unknown>();
+  const deadlines = new Map<string, TimerHandle>();
 
   const persist = () => {
     onChange();

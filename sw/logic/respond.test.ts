@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { randomUUID } from 'node:crypto';
 import { generateSecret, roomKeys, seal, type ApprovalClosed } from '../../protocol/index.ts';
 import { APPROVAL_OUTCOMES } from './outcome.ts';
-import { respondToApproval, type RespondInput } from './respond.ts';
-import type { Timers } from './socket.ts';
+import { APPROVAL_CONFIRM_DEADLINE_MS, respondToApproval, type RespondInput } from './respond.ts';
+import type { Timeouts } from './socket.ts';
 import {
-  manualTimers,
   nodeSocket,
   startFakeRelay as start,
   stopAllFakeRelays,
@@ -15,7 +15,7 @@ afterEach(stopAllFakeRelays);
 const startFakeRelay = (key: Uint8Array, machinesPresent: number) =>
   start({ key, machinesPresent });
 
-function input(relayUrl: string, roomId: string, key: Uint8Array, timers: Timers): RespondInput {
+function input(relayUrl: string, roomId: string, key: Uint8Array, timers: Timeouts): RespondInput {
   return {
     relayUrl,
     roomId,
@@ -49,7 +49,7 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
   it('sends exactly one sealed approval.respond with a fresh requestId and reports "allowed"', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);
-    const { timers } = manualTimers();
+    const timers = makeManualTimers();
     const result = respondToApproval(input(relay.url, roomId, key, timers));
     const message = await relay.nextMessage();
     expect(message).toMatchObject({
@@ -73,7 +73,7 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);
     const result = respondToApproval({
-      ...input(relay.url, roomId, key, manualTimers().timers),
+      ...input(relay.url, roomId, key, makeManualTimers()),
       decision: 'deny',
     });
     await relay.nextMessage();
@@ -84,7 +84,7 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
   it('ignores a closed for another approval and frames sealed with another key', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);
-    const result = respondToApproval(input(relay.url, roomId, key, manualTimers().timers));
+    const result = respondToApproval(input(relay.url, roomId, key, makeManualTimers()));
     await relay.nextMessage();
     // Either of these, if taken for ours, would end the wait as "allowed".
     relay.sendToPhone(closedMsg(key, roomId, { approvalId: 'another', resolution: 'allow' }));
@@ -96,11 +96,11 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
   it('no confirmation within the deadline → "not-confirmed"; the decision was still sent once', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);
-    const clock = manualTimers();
-    const result = respondToApproval(input(relay.url, roomId, key, clock.timers));
+    const clock = makeManualTimers();
+    const result = respondToApproval(input(relay.url, roomId, key, clock));
     await relay.nextMessage();
-    expect(clock.pending.size).toBe(1);
-    clock.fireAll();
+    expect(clock.delays()).toEqual([APPROVAL_CONFIRM_DEADLINE_MS]);
+    clock.advance(APPROVAL_CONFIRM_DEADLINE_MS);
     expect(await result).toMatchObject({ outcome: APPROVAL_OUTCOMES.notConfirmed, sent: true });
     await relay.closed();
     expect(relay.received).toHaveLength(1);
@@ -109,7 +109,7 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
   it('machine away at hello: nothing is sent (the relay would drop it)', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 0);
-    const result = respondToApproval(input(relay.url, roomId, key, manualTimers().timers));
+    const result = respondToApproval(input(relay.url, roomId, key, makeManualTimers()));
     await relay.framesSeen(1);
     // Frames are handled in order: this error ends the wait after hello-ok (machine: 0) was read.
     relay.sendToPhone({ kind: 'error', code: 'limit' });
@@ -120,7 +120,7 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
   it('waits for the machine to join when it is away, then sends once', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 0);
-    const result = respondToApproval(input(relay.url, roomId, key, manualTimers().timers));
+    const result = respondToApproval(input(relay.url, roomId, key, makeManualTimers()));
     const first = relay.nextMessage();
     // hello-ok said machine: 0 — nothing may be sent yet.
     await relay.framesSeen(1);
@@ -137,14 +137,14 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
     const relay = await startFakeRelay(key, 1);
     const url = relay.url;
     await relay.stop();
-    const result = await respondToApproval(input(url, roomId, key, manualTimers().timers));
+    const result = await respondToApproval(input(url, roomId, key, makeManualTimers()));
     expect(result).toMatchObject({ outcome: APPROVAL_OUTCOMES.notConfirmed, sent: false });
   });
 
   it('a relay error frame (e.g. bad-hello, limit) ends the wait as not-confirmed', async () => {
     const { roomId, key } = roomKeys(generateSecret());
     const relay = await startFakeRelay(key, 1);
-    const result = respondToApproval(input(relay.url, roomId, key, manualTimers().timers));
+    const result = respondToApproval(input(relay.url, roomId, key, makeManualTimers()));
     await relay.nextMessage();
     relay.sendToPhone({ kind: 'error', code: 'limit', message: 'too many messages' });
     expect((await result).outcome).toBe(APPROVAL_OUTCOMES.notConfirmed);

@@ -8,7 +8,7 @@ import {
   type Decision,
 } from '../../protocol/index.ts';
 import { APPROVAL_OUTCOMES, outcomeFromMessage, type ApprovalOutcome } from './outcome.ts';
-import { SOCKET_OPEN, type SocketFactory, type Timers } from './socket.ts';
+import { SOCKET_OPEN, type SocketFactory, type Timeouts } from './socket.ts';
 
 /** N4: how long a notification's Allow/Deny waits for the machine's approval.closed. */
 export const APPROVAL_CONFIRM_DEADLINE_MS = 10_000;
@@ -20,7 +20,7 @@ export type RespondInput = {
   approvalId: string;
   decision: Decision;
   socket: SocketFactory;
-  timers: Timers;
+  timers: Timeouts;
   now: () => number;
   randomUUID: () => string;
   deadlineMs?: number;

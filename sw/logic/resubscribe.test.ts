@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { resubscribeRooms } from './resubscribe.ts';
-import {
-  manualTimers,
-  nodeSocket,
-  startFakeRelay,
-  stopAllFakeRelays,
-} from './test-support/fake-relay.ts';
+import { nodeSocket, startFakeRelay, stopAllFakeRelays } from './test-support/fake-relay.ts';
 
 afterEach(stopAllFakeRelays);
 
@@ -24,7 +20,7 @@ describe('N2: pushsubscriptionchange moves every room to the new endpoint', () =
       oldEndpoint: 'https://push.example/old',
       subscription,
       socket: nodeSocket,
-      timers: manualTimers().timers,
+      timers: makeManualTimers(),
     });
     expect(reached).toEqual(rooms);
     await relay.closed();
@@ -46,7 +42,7 @@ describe('N2: pushsubscriptionchange moves every room to the new endpoint', () =
       oldEndpoint: subscription.endpoint,
       subscription,
       socket: nodeSocket,
-      timers: manualTimers().timers,
+      timers: makeManualTimers(),
     });
     await relay.closed();
     expect(relay.frames.map((f) => f.kind)).toEqual(['hello', 'push-subscribe']);
@@ -61,7 +57,7 @@ describe('N2: pushsubscriptionchange moves every room to the new endpoint', () =
       oldEndpoint: null,
       subscription,
       socket: nodeSocket,
-      timers: manualTimers().timers,
+      timers: makeManualTimers(),
     });
     expect(reached).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { encodeFrame, parseServerFrame, type PushSubscriptionJson } from '../../protocol/index.ts';
-import type { SocketFactory, Timers } from './socket.ts';
+import type { SocketFactory, Timeouts } from './socket.ts';
 
 export const RESUBSCRIBE_DEADLINE_MS = 10_000;
 
@@ -10,7 +10,7 @@ export type ResubscribeInput = {
   oldEndpoint: string | null;
   subscription: PushSubscriptionJson;
   socket: SocketFactory;
-  timers: Timers;
+  timers: Timeouts;
   deadlineMs?: number;
 };
 

@@ -29,7 +29,7 @@ import {
   parseDeviceFrame,
   parseDeviceFrameBytes,
 } from '../../wire/index.ts';
-import { realClock } from '../../clock.ts';
+import { realTimers } from '../../timers.ts';
 import { makeChunker } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';
@@ -175,7 +175,7 @@ const executorAlone = async (): Promise<number> => {
   const frame = Buffer.allocUnsafe(128 * 1024);
   const chunker = makeChunker({
     maxBytesPerStream: Number.MAX_SAFE_INTEGER,
-    clock: realClock,
+    clock: realTimers,
     coalesceMs: CHUNK_COALESCE_MS,
     emit: (c) => {
       if (c.kind === 'exit') return;
@@ -199,7 +199,7 @@ const executorAlone = async (): Promise<number> => {
     timeoutMs: 120_000,
     shell: '/bin/sh',
     killGraceMs: 500,
-    clock: realClock,
+    clock: realTimers,
     chunker,
     flow: openFlow,
     journal: makeGroupJournal(join(dir, 'g')),

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { dataChunkFrameWriter } from '../../wire/index.ts';
-import { realClock } from '../../clock.ts';
+import { realTimers } from '../../timers.ts';
 import { makeChunker } from '../exec/chunker.ts';
 import { makeFrameWriter } from '../frame-writer.ts';
 import { CHUNK_COALESCE_MS } from '../limits.ts';
@@ -27,7 +27,7 @@ ws.once('message', () => {
   const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'ignore'] });
   const chunker = makeChunker({
     maxBytesPerStream: Number.MAX_SAFE_INTEGER,
-    clock: realClock,
+    clock: realTimers,
     coalesceMs: CHUNK_COALESCE_MS,
     emit: (c) => {
       if (c.kind === 'exit') return;

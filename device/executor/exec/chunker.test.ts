@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { makeManualClock } from '../../test-support/manual-clock.ts';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
 import { makeChunker, type OutChunk } from './chunker.ts';
 
 const make = (coalesceMs = 0, cap = 1 << 30) => {
   const chunks: OutChunk[] = [];
-  const clock = makeManualClock();
+  const clock = makeManualTimers();
   return {
     chunks,
     clock,

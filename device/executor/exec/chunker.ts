@@ -2,7 +2,7 @@
 // canonical), contiguous streamSeq from 0, exactly one `exit` chunk last, and a per-stream byte
 // cap after which the rest is dropped and flagged truncated. Consecutive small writes of one
 // kind are coalesced for a few ms so a chatty command does not produce thousands of tiny chunks.
-import type { Clock, TimerHandle } from '../../clock.ts';
+import type { TimerHandle, Timers } from '../../timers.ts';
 import { MAX_CHUNK_RAW_BYTES } from '../limits.ts';
 
 export type DataKind = 'stdout' | 'stderr' | 'data';
@@ -23,7 +23,7 @@ export type Chunker = {
 export type ChunkerOptions = {
   readonly maxBytesPerStream: number;
   readonly emit: (chunk: OutChunk) => void;
-  readonly clock: Clock;
+  readonly clock: Timers;
   /** 0 emits on every push (no coalescing). */
   readonly coalesceMs: number;
 };
@@ -70,7 +70,7 @@ export const makeChunker = (opts: ChunkerOptions): Chunker => {
   };
 
   const flush = () => {
-    timer?.cancel();
+    if (timer) opts.clock.clearTimeout(timer);
     timer = undefined;
     if (pendingLen === 0) return;
     emitData(pendingKind, staging.subarray(0, pendingLen));
@@ -89,7 +89,7 @@ export const makeChunker = (opts: ChunkerOptions): Chunker => {
       pendingKind = kind;
       take(buf, opts.coalesceMs === 0);
       if (opts.coalesceMs === 0) return;
-      if (pendingLen > 0 && !timer) timer = opts.clock.after(opts.coalesceMs, flush);
+      if (pendingLen > 0 && !timer) timer = opts.clock.setTimeout(flush, opts.coalesceMs);
     },
     flush,
     exit(exitCode) {

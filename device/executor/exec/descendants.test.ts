@@ -10,7 +10,7 @@ import { detectCgroupSupport } from '../proc/cgroup.ts';
 import { spawnGroup } from '../proc/group.ts';
 import { isProcessAlive } from '../proc/proc-stat.ts';
 import { makeExecStarter, printed } from '../test-support/exec-run.ts';
-import { makeManualClock, type ManualClock } from '../../test-support/manual-clock.ts';
+import { makeManualTimers, type ManualTimers } from '../../../testkit/manual-clock.ts';
 import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
@@ -34,11 +34,11 @@ const MODES = [
 ];
 
 /** Runs every timer the command's stop path schedules (kill grace, drain bound) until done. */
-const settle = async (done: Promise<Outcome>, clock: ManualClock): Promise<Outcome> => {
+const settle = async (done: Promise<Outcome>, clock: ManualTimers): Promise<Outcome> => {
   let outcome: Outcome | undefined;
   void done.then((o) => (outcome = o));
   while (outcome === undefined) {
-    const pending = clock.pending();
+    const pending = clock.delays();
     if (pending.length > 0) clock.advance(Math.max(...pending));
     await new Promise((r) => setImmediate(r));
   }
@@ -59,7 +59,7 @@ const execd = async (pid: number) => {
 
 describe.each(MODES)('H7b: descendants that left the group ($name)', ({ cgroupBase }) => {
   it('H7b: a `setsid` child holding the output is killed at timeoutMs and the answer is timeout', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start('setsid sleep 300 & echo $!; wait', {
       clock,
       timeoutMs: 1500,
@@ -73,7 +73,7 @@ describe.each(MODES)('H7b: descendants that left the group ($name)', ({ cgroupBa
   });
 
   it('H7b: an orphaned `setsid` grandchild (its parent exited) holding the output is found and killed at timeout', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start("sh -c 'setsid sleep 300 & echo $!'; echo next; sleep 300", {
       clock,
       timeoutMs: 1500,
@@ -88,7 +88,7 @@ describe.each(MODES)('H7b: descendants that left the group ($name)', ({ cgroupBa
   });
 
   it('H7b: cancel kills a `setsid` orphan holding the output and answers killed', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start("sh -c 'setsid sleep 300 & echo $!'; echo next; sleep 300", {
       clock,
       cgroupBase,
@@ -113,7 +113,7 @@ describe.each(MODES)('H7b: descendants that left the group ($name)', ({ cgroupBa
   });
 
   it('H7b: an orphan that also scrubbed its environment still gets an answer on time, as the spec demands', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start(
       "sh -c 'setsid env -i /bin/sleep 300 & echo $!'; echo next; sleep 300",
       { clock, timeoutMs: 1500, cgroupBase },

@@ -1,7 +1,7 @@
 // H7b: how a command's output is finished once its processes are dead. The pipes close as soon
 // as what they still buffer is read — unless a process the executor could not find holds them.
 import type { Readable } from 'node:stream';
-import type { Clock, TimerHandle } from '../../clock.ts';
+import type { TimerHandle, Timers } from '../../timers.ts';
 import { OUTPUT_DRAIN_AFTER_KILL_MS } from '../limits.ts';
 import type { SpawnedGroup } from '../proc/group.ts';
 import type { Flow } from './flow.ts';
@@ -22,17 +22,17 @@ export type Cut = { readonly stdout: boolean; readonly stderr: boolean };
  * a process the executor could not find holds them: they are cut, and the answer says so,
  * instead of waiting for that process to end.
  */
-export const drainOutput = async (g: SpawnedGroup, flow: Flow, clock: Clock): Promise<Cut> => {
+export const drainOutput = async (g: SpawnedGroup, flow: Flow, clock: Timers): Promise<Cut> => {
   const both = bothClosed(g);
   let done = false;
   void both.then(() => (done = true));
   for (;;) {
     let timer: TimerHandle | undefined;
     const over = new Promise<'over'>((r) => {
-      timer = clock.after(OUTPUT_DRAIN_AFTER_KILL_MS, () => r('over'));
+      timer = clock.setTimeout(() => r('over'), OUTPUT_DRAIN_AFTER_KILL_MS);
     });
     const first = await Promise.race([both.then(() => 'closed' as const), over]);
-    timer?.cancel();
+    if (timer) clock.clearTimeout(timer);
     if (first === 'closed' || done) return { stdout: false, stderr: false };
     if (!flow.blocked()) break;
     await flow.wait();

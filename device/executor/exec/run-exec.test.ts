@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isGroupGone, isProcessAlive } from '../proc/proc-stat.ts';
 import { bytesOf, makeExecStarter, printed } from '../test-support/exec-run.ts';
-import { makeManualClock } from '../../test-support/manual-clock.ts';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
 import { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 const tmp = makeTmpDirs();
@@ -77,7 +77,7 @@ describe('exec (§4, X3, X4)', () => {
   });
 
   it('X3: timeout kills grandchildren too and answers timeout only once the group is gone', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start('sleep 999 & echo $!; sleep 999 & echo $!; wait', {
       clock,
       timeoutMs: 5000,
@@ -93,7 +93,7 @@ describe('exec (§4, X3, X4)', () => {
   });
 
   it('X3: a group that ignores TERM is KILLed after the grace', async () => {
-    const clock = makeManualClock();
+    const clock = makeManualTimers();
     const { run, chunks } = start('trap "" TERM; sleep 999 & echo $!; wait', {
       clock,
       timeoutMs: 100,
@@ -101,7 +101,7 @@ describe('exec (§4, X3, X4)', () => {
     const [pid] = (await printed(chunks, 1)).map(Number);
     clock.advance(100);
     // TERM is ignored: still alive until the grace passes on the clock.
-    while (clock.pending().length === 0) await new Promise((r) => setImmediate(r));
+    while (clock.pending() === 0) await new Promise((r) => setImmediate(r));
     expect(isProcessAlive(pid as number)).toBe(true);
     clock.advance(1000);
     expect(await run.done).toMatchObject({ ok: false, errorCode: 'timeout' });

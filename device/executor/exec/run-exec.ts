@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import type { Readable } from 'node:stream';
-import type { Clock, TimerHandle } from '../../clock.ts';
+import type { TimerHandle, Timers } from '../../timers.ts';
 import { LINGER_AFTER_EXIT_MS } from '../limits.ts';
 import { fail, type Outcome } from '../outcome.ts';
 import { removeCommandCgroup } from '../proc/cgroup.ts';
@@ -30,7 +30,7 @@ export type ExecRequest = {
   readonly timeoutMs: number;
   readonly shell: string;
   readonly killGraceMs: number;
-  readonly clock: Clock;
+  readonly clock: Timers;
   readonly chunker: Chunker;
   readonly flow: Flow;
   readonly journal: GroupJournal;
@@ -116,7 +116,7 @@ export const runExec = (req: ExecRequest): ExecRun => {
     let allGone = false;
     pump(spawned.stdout, 'stdout', spawned);
     pump(spawned.stderr, 'stderr', spawned);
-    const timer: TimerHandle = req.clock.after(req.timeoutMs, () => ext.stop('timeout'));
+    const timer = req.clock.setTimeout(() => ext.stop('timeout'), req.timeoutMs);
     try {
       const pipesClosed = bothClosed(spawned);
       const exit = await Promise.race([spawned.exited, stopped.then(() => null)]);
@@ -124,10 +124,10 @@ export const runExec = (req: ExecRequest): ExecRun => {
         // The shell is done; its pipes may be held by background children for a moment.
         let linger: TimerHandle | undefined;
         const lingerOver = new Promise<'linger'>((r) => {
-          linger = req.clock.after(LINGER_AFTER_EXIT_MS, () => r('linger'));
+          linger = req.clock.setTimeout(() => r('linger'), LINGER_AFTER_EXIT_MS);
         });
         const first = await Promise.race([pipesClosed, lingerOver, stopped.then(() => 'stop')]);
-        linger?.cancel();
+        if (linger) req.clock.clearTimeout(linger);
         if (first !== 'stop') {
           finished = true;
           // Nothing outlives its instruction (§8): kill what the shell left behind, also what
@@ -154,7 +154,7 @@ export const runExec = (req: ExecRequest): ExecRun => {
       req.chunker.flush();
       return stoppedOutcome(stopReason ?? 'cancel', gone, cut);
     } finally {
-      timer.cancel();
+      req.clock.clearTimeout(timer);
       // Something still alive stays in the journal: the next start kills what is left.
       const removed = tags.cgroup === null || removeCommandCgroup(tags.cgroup);
       if (removed && allGone) entry.close();

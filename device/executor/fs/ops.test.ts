@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClock } from '../../clock.ts';
+import { realTimers } from '../../timers.ts';
 import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { makeTmpDirs } from '../../../testkit/tmp.ts';
@@ -22,7 +22,7 @@ const read = async (
   const chunker = makeChunker({
     maxBytesPerStream: 1 << 30,
     emit: (c) => chunks.push(c),
-    clock: realClock,
+    clock: realTimers,
     coalesceMs: 0,
   });
   const outcome = await runRead({

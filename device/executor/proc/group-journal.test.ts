@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClock } from '../../clock.ts';
+import { realTimers } from '../../timers.ts';
 import { makeTmpDirs } from '../../../testkit/tmp.ts';
 import { makeGroupJournal } from './group-journal.ts';
 import { once } from 'node:events';
@@ -26,11 +26,11 @@ describe('leftovers of a killed executor (R3, X3)', () => {
       .open({ mark: 'a'.repeat(32), cgroup: null })
       .started(pgid, readProcStat(pgid)?.startTime ?? '');
     expect(isGroupGone(pgid)).toBe(false);
-    const reaped = await makeGroupJournal(dir).reapLeftovers(500, realClock);
+    const reaped = await makeGroupJournal(dir).reapLeftovers(500, realTimers);
     expect(reaped).toBe(1);
     expect(isGroupGone(pgid)).toBe(true);
     // Recorded once, handled once: the next start finds nothing.
-    expect(await makeGroupJournal(dir).reapLeftovers(500, realClock)).toBe(0);
+    expect(await makeGroupJournal(dir).reapLeftovers(500, realTimers)).toBe(0);
   });
 
   it('a recorded pid now used by an unrelated process (other start time) is left alone', async () => {
@@ -42,7 +42,7 @@ describe('leftovers of a killed executor (R3, X3)', () => {
     makeGroupJournal(dir)
       .open({ mark: 'b'.repeat(32), cgroup: null })
       .started(pid, '1');
-    expect(await makeGroupJournal(dir).reapLeftovers(500, realClock)).toBe(0);
+    expect(await makeGroupJournal(dir).reapLeftovers(500, realTimers)).toBe(0);
     expect(isGroupGone(pid)).toBe(false);
     process.kill(-pid, 'SIGKILL');
   });
@@ -64,7 +64,7 @@ describe('leftovers of a killed executor (R3, X3)', () => {
       // Wait for setsid: the process leads a session and group of its own.
       while (readProcStat(escaped)?.pgrp !== escaped) await new Promise((r) => setImmediate(r));
       expect(isProcessAlive(escaped)).toBe(true);
-      expect(await makeGroupJournal(dir).reapLeftovers(500, realClock)).toBe(1);
+      expect(await makeGroupJournal(dir).reapLeftovers(500, realTimers)).toBe(1);
       expect(isProcessAlive(escaped)).toBe(false);
       expect(isGroupGone(g.pgid)).toBe(true);
     }

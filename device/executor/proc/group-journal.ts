@@ -5,7 +5,7 @@
 // and start time, and removed once everything of the command is gone.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../../clock.ts';
+import type { Timers } from '../../timers.ts';
 import { removeCommandCgroup } from './cgroup.ts';
 import type { CommandTags } from './group.ts';
 import { readProcStat, startTicksAt } from './proc-stat.ts';
@@ -21,7 +21,7 @@ export type JournalEntry = {
 export type GroupJournal = {
   open(tags: CommandTags): JournalEntry;
   /** Kills every recorded command still alive; returns how many had live processes. */
-  reapLeftovers(graceMs: number, clock: Clock): Promise<number>;
+  reapLeftovers(graceMs: number, clock: Timers): Promise<number>;
 };
 
 const MARK = /^[0-9a-f]{32}$/;

@@ -8,7 +8,7 @@
 // Only processes started after the command's leader are considered for the last two, so nothing
 // older than the command is ever taken for it. Zombies count as dead (PID 1 does not reap here).
 import { readFileSync } from 'node:fs';
-import type { Clock, TimerHandle } from '../../clock.ts';
+import type { TimerHandle, Timers } from '../../timers.ts';
 import { GROUP_POLL_INTERVAL_MS, KILL_CONFIRM_MS } from '../limits.ts';
 import { cgroupPids } from './cgroup.ts';
 import { liveProcesses, type ProcStat } from './proc-stat.ts';
@@ -127,7 +127,7 @@ const nextPoll = () => new Promise((r) => setTimeout(r, GROUP_POLL_INTERVAL_MS))
 export const killCommand = async (
   ref: CommandRef,
   graceMs: number,
-  clock: Clock,
+  clock: Timers,
   find: () => ProcStat[] = makeMemberFinder(ref),
 ): Promise<boolean> => {
   const first = find();
@@ -136,14 +136,14 @@ export const killCommand = async (
   let graceOver = false;
   let timer: TimerHandle | undefined;
   const graceEnds = new Promise<void>((resolve) => {
-    timer = clock.after(graceMs, () => {
+    timer = clock.setTimeout(() => {
       graceOver = true;
       resolve();
-    });
+    }, graceMs);
   });
   for (;;) {
     if (find().length === 0) {
-      timer?.cancel();
+      if (timer) clock.clearTimeout(timer);
       return true;
     }
     await Promise.race([nextPoll(), graceEnds]);

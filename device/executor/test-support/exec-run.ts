@@ -1,7 +1,7 @@
 // runExec against real processes for the exec tests: output collected as chunks, a journal in
 // a temp folder, the clock and the cgroup base of the test's choosing.
 import { join } from 'node:path';
-import { realClock, type Clock } from '../../clock.ts';
+import { realTimers, type Timers } from '../../timers.ts';
 import { makeChunker, type OutChunk } from '../exec/chunker.ts';
 import { openFlow } from '../exec/flow.ts';
 import { runExec } from '../exec/run-exec.ts';
@@ -10,7 +10,7 @@ import type { makeTmpDirs } from '../../../testkit/tmp.ts';
 
 export type ExecStartOptions = {
   timeoutMs?: number;
-  clock?: Clock;
+  clock?: Timers;
   cap?: number;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -23,7 +23,7 @@ export const makeExecStarter =
   (command: string, o: ExecStartOptions = {}) => {
     const dir = o.cwd ?? tmp.make();
     const chunks: OutChunk[] = [];
-    const clock = o.clock ?? realClock;
+    const clock = o.clock ?? realTimers;
     const chunker = makeChunker({
       maxBytesPerStream: o.cap ?? 1 << 30,
       emit: (c) => chunks.push(c),

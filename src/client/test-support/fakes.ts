@@ -1,38 +1,7 @@
-// Test doubles for the client: a scheduler whose time only moves when the test says so, and a
-// socket that records what the client sends and lets the test play the relay.
+// A test double for the client: a socket that records what the client sends and lets the test
+// play the relay. (Time is the one manual clock, testkit/manual-clock.ts.)
 import { encodeFrame, type ServerFrame } from '../../../protocol/index.ts';
-import type { SocketLike, Timers } from '../socket.ts';
-
-export function makeFakeTimers(start = 1_750_000_000_000) {
-  let now = start;
-  let nextId = 1;
-  const pending = new Map<number, { at: number; fn: () => void }>();
-  const timers: Timers = {
-    setTimeout(fn, ms) {
-      const id = nextId++;
-      pending.set(id, { at: now + Math.max(0, ms), fn });
-      return id;
-    },
-    clearTimeout(id) {
-      pending.delete(id as number);
-    },
-  };
-  /** Runs every timer due within `ms`, in time order, moving the clock as it goes. */
-  const advance = (ms: number) => {
-    const end = now + ms;
-    for (;;) {
-      const due = [...pending.entries()]
-        .filter(([, t]) => t.at <= end)
-        .sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      pending.delete(due[0]);
-      now = due[1].at;
-      due[1].fn();
-    }
-    now = end;
-  };
-  return { timers, now: () => now, advance, pendingCount: () => pending.size };
-}
+import type { SocketLike } from '../socket.ts';
 
 export class FakeSocket implements SocketLike {
   readyState = 0;

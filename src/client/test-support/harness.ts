@@ -12,7 +12,8 @@ import {
 } from '../../../protocol/index.ts';
 import { makeClient } from '../client.ts';
 import { makeMemoryKv, type Kv } from '../kv.ts';
-import { makeFakeTimers, makeSocketFactory, type FakeSocket } from './fakes.ts';
+import { makeManualTimers, type ManualTimers } from '../../../testkit/manual-clock.ts';
+import { makeSocketFactory, type FakeSocket } from './fakes.ts';
 
 export const RELAY = 'ws://127.0.0.1:9';
 
@@ -26,11 +27,11 @@ export function pairingFor(machine: string, fill: number, relay = RELAY): Pairin
 export function makeHarness(
   options: {
     kv?: Kv;
-    clock?: ReturnType<typeof makeFakeTimers>;
+    clock?: ManualTimers;
     deps?: Partial<Parameters<typeof makeClient>[0]>;
   } = {},
 ) {
-  const clock = options.clock ?? makeFakeTimers();
+  const clock = options.clock ?? makeManualTimers();
   const kv = options.kv ?? makeMemoryKv();
   const sockets = makeSocketFactory();
   const logs: string[] = [];
@@ -38,7 +39,7 @@ export function makeHarness(
   const client = makeClient({
     kv,
     socket: sockets.factory,
-    timers: clock.timers,
+    timers: clock,
     now: clock.now,
     random: () => 0.5,
     uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,

@@ -3,7 +3,7 @@
 // the machine. The real relay and mock machine are exercised in e2e/push-*.spec.ts.
 import { WebSocket, WebSocketServer, type WebSocket as WsSocket } from 'ws';
 import { open, parsePhoneMessage, type PhoneMessage } from '../../../protocol/index.ts';
-import type { SocketFactory, Timers } from '../socket.ts';
+import type { SocketFactory } from '../socket.ts';
 
 export type FakeRelay = {
   url: string;
@@ -80,20 +80,6 @@ export async function startFakeRelay(options: {
   };
   running.add(relay);
   return relay;
-}
-
-/** Timers the test fires by hand: deadlines are rules about time, never slept through. */
-export function manualTimers() {
-  const pending = new Map<number, () => void>();
-  let next = 1;
-  const timers: Timers = {
-    setTimeout: (fn) => {
-      pending.set(next, fn);
-      return next++;
-    },
-    clearTimeout: (id) => void pending.delete(id as number),
-  };
-  return { timers, fireAll: () => [...pending.values()].forEach((fn) => fn()), pending };
 }
 
 export const nodeSocket: SocketFactory = (url) =>
