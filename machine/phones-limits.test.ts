@@ -96,11 +96,11 @@ describe('E6.4: the rooms a revoke leaves', () => {
   it(`E6.4: past ${MAX_RETIRED_ROOMS} retired rooms the oldest is left and forgotten`, () => {
     const w = retiredWorld();
     w.rooms.openSaved();
-    const retired = [];
-    for (let i = 0; i <= MAX_RETIRED_ROOMS; i += 1) {
-      retired.push(w.retire());
+    const retired = Array.from({ length: MAX_RETIRED_ROOMS + 1 }, () => {
+      const room = w.retire();
       w.timers.advance(1_000);
-    }
+      return room;
+    });
     expect(w.rooms.roomIds()).toHaveLength(MAX_RETIRED_ROOMS);
     expect(w.rooms.roomIds()).not.toContain(retired[0]!.roomId);
     expect(w.links.find((l) => l.roomId === retired[0]!.roomId)?.closed).toBe(true);
