@@ -376,7 +376,7 @@ test('U4.5: the inbox explains the first step, then offers New session first, li
       };
     }),
   );
-  expect(rows.length, "the machine row and the failed session row").toBeGreaterThanOrEqual(2);
+  expect(rows.length, 'the machine row and the failed session row').toBeGreaterThanOrEqual(2);
   for (const row of rows) {
     expect(row, `row "${row.text}"`).toMatchObject({ widthGap: 0, chevron: true });
     expect(row.height, `row "${row.text}"`).toBeGreaterThanOrEqual(44);
