@@ -1,13 +1,14 @@
 // What both relay benchmarks share (bench/relay.ts, bench/relay-redis.ts): server processes
 // built as plain JavaScript, raw-socket peers joined to rooms, the bounded throughput drive, and
 // /proc readings. One load generator for every variant is the point of the comparison.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import url from 'node:url';
 import { bundled } from '../testkit/bundles.ts';
+import { startProcess, whenReady } from '../testkit/process.ts';
 import { clientFrame, FrameReader, msgText, openSocket, PONG } from './relay-load.ts';
 
 export const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
@@ -19,6 +20,7 @@ export const SECONDS = arg('seconds', 2);
 export const MEMORY_SOCKETS = arg('sockets', 10_000);
 const MAX_MESSAGES_PER_RUN = 5_000_000;
 const READY_LIMIT_MS = 10_000;
+const STOP_GRACE_MS = 3_000;
 const CLK_TCK = 100;
 
 /** A free loopback port (redis-server refuses --port 0). */
@@ -48,7 +50,11 @@ export const built = (entry: string): Promise<string> => bundled(entry, BUILD_DI
 
 export type Proc = { pid: number; child: ChildProcess; port: number; stop(): Promise<void> };
 
-/** Spawns a process in its own group; resolves with the port once `ready` matches its stdout. */
+/**
+ * A server in its own group (testkit/process.ts); resolves with the port once `ready` matches a
+ * line it prints. Its stderr still reaches ours, as when it was inherited: a benchmark's reader
+ * sees a server's complaints as they come.
+ */
 export async function launch(
   cmd: string,
   args: string[],
@@ -56,48 +62,15 @@ export async function launch(
   dir: string,
   portOf: (m: RegExpExecArray) => number = (m) => Number(m[1]),
 ): Promise<Proc> {
-  const child = spawn(cmd, args, {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const kill = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((r) => child.once('exit', r));
-    try {
-      process.kill(-(child.pid as number), 'SIGTERM');
-    } catch {
-      return;
-    }
-    await Promise.race([gone, wait(3_000)]);
-    try {
-      process.kill(-(child.pid as number), 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  };
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => {
-      void kill();
-      reject(new Error(`${path.basename(cmd)} not ready: ${out.slice(-300)}`));
-    }, READY_LIMIT_MS);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(t);
-        resolve(portOf(m));
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`${path.basename(cmd)} exited ${c}`)));
-  });
+  const p = startProcess(path.basename(cmd), cmd, args, { cwd: root, closeStdin: true });
+  p.child.stderr.on('data', (d: Buffer) => process.stderr.write(d));
+  const m = await whenReady(p, ready, READY_LIMIT_MS);
   return {
-    pid: child.pid as number,
-    child,
-    port,
+    pid: p.pid,
+    child: p.child,
+    port: portOf(m),
     async stop() {
-      await kill();
+      await p.stop({ graceMs: STOP_GRACE_MS, killLeftovers: true });
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

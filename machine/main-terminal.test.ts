@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import url from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shellQuote } from './device-link.ts';
 import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
 import { nodeCommand } from '../testkit/bundles.ts';
-import { isGone } from '../testkit/process-group.ts';
+import { startProcess } from '../testkit/process.ts';
 import { dispatch, is } from './test-support/relay-suite.ts';
 import { TERMINAL_CONTROL } from './test-support/terminal-capture.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
@@ -17,7 +15,6 @@ import { until } from '../testkit/until.ts';
 // `npm run machine` at a real terminal (a pty from util-linux `script`) and against a relay that
 // sends text made to drive a terminal.
 
-const repo = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '..');
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -32,49 +29,36 @@ describe('U5: the desk at a real terminal', () => {
       .map(shellQuote)
       .join(' ');
     // `script` gives the machine a pty for stdin, stdout and stderr; what we write is typed.
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      cwd: repo,
-      env: { ...process.env, TERM: 'xterm' },
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const pty = startProcess('script', 'script', ['-qfec', command, '/dev/null'], {
+      env: { TERM: 'xterm' },
     });
-    const pid = child.pid!;
-    let screen = '';
-    child.stdout!.on('data', (b: Buffer) => (screen += b.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    cleanups.push(async () => {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-      await until(() => isGone(pid), 'the pty group to be gone');
-    });
-    await until(() => screen.includes('desk> '), 'the desk prompt', 20_000);
+    cleanups.push(() => pty.kill());
+    const screen = () => pty.stdout();
+    await pty.waitForOutput(/desk> /, 20_000);
     const code = readFileSync(path.join(stateDir, 'pairing-code.txt'), 'utf8').trim();
     const phone = await makeTestPhone({ relayUrl: relay.url, pairingCode: code });
     cleanups.push(() => phone.close());
     await phone.waitFor(is('machine.status'), 10_000);
 
-    child.stdin!.write('allo');
-    await until(() => screen.includes('allo'), 'the typed text to echo');
+    pty.write('allo');
+    await pty.waitForOutput(/allo/); // the typed text, echoed
     await dispatch(phone, { prompt: 'run: echo typed-desk > desk.txt' });
     const a = await phone.waitFor(is('approval.request'));
     const shortId = a.approvalId.slice(0, 8);
-    await until(() => screen.includes(`approval ${shortId}`), 'the approval on the desk');
-    const after = screen.slice(screen.indexOf(`▶ approval ${shortId}`));
+    await pty.waitForOutput(new RegExp(`approval ${shortId}`)); // the approval on the desk
+    const after = screen().slice(screen().indexOf(`▶ approval ${shortId}`));
     // Printed above the prompt; the prompt and the half-typed line drawn again below it.
     expect(after).toMatch(/\n[^\n]*desk> allo/);
-    child.stdin!.write(`w ${shortId}\r`);
+    pty.write(`w ${shortId}\r`);
     expect(await phone.waitFor(is('approval.closed'), 10_000)).toMatchObject({
       approvalId: a.approvalId,
       resolution: 'local',
     });
     // Quiet by default at a terminal: no relay or presence lines.
-    expect(screen).not.toMatch(/relay-connected|phone-presence/);
+    expect(screen()).not.toMatch(/relay-connected|phone-presence/);
 
-    child.stdin!.write('\u0003');
-    expect(await exited).toBe(0);
+    pty.write('\u0003');
+    expect((await pty.exited).code).toBe(0);
   }, 60_000);
 });
 

@@ -1,13 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MachineMessage, PushReceipt } from '../protocol/index.ts';
 import { makePushReceipts, PUSH_ANSWER_WINDOW_MS, receiptFromRelayError } from './push-receipts.ts';
 import { makeManualTimers, type ManualTimers } from '../testkit/manual-clock.ts';
-import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
-import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
+import { relaySuite } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from '../testkit/tmp.ts';
 import { until } from '../testkit/until.ts';
-import { makeWorld, type World } from './test-support/world.ts';
+import type { World } from './test-support/world.ts';
 
 describe('Push delivery receipts: what each relay answer means for the phone', () => {
   const AT = 1_700_000_000_000;
@@ -97,42 +95,11 @@ describe('"sent" is inferred: the relay answers only failures (manual clock)', (
 // Against the real relay process: Web Push on (a VAPID subject), the local push service reachable
 // only through the test-only origin option, and a small push burst so the rate limit is reachable.
 describe('Push delivery receipts reach the phone through machine.status (real relay)', () => {
-  let relay: RelayProcess;
-  let relayDir: { dir: string; cleanup(): void };
-  let service: FakePushService;
-  const worlds: World[] = [];
-  beforeAll(async () => {
-    service = await startFakePushService();
-    relayDir = makeTmpDir('relay-');
-    relay = await startRelayProcess({
-      dataDir: relayDir.dir,
-      extraArgs: [
-        '--vapid-subject',
-        'mailto:ops@example.com',
-        '--unsafe-allow-push-origin',
-        service.origin,
-        '--push-burst',
-        '2',
-        '--push-rate-per-min',
-        '1',
-      ],
-    });
+  const suite = relaySuite({
+    push: true,
+    extraArgs: ['--push-burst', '2', '--push-rate-per-min', '1'],
   });
-  afterAll(async () => {
-    await relay?.stop();
-    relayDir?.cleanup();
-    await service?.close();
-  });
-  afterEach(async () => {
-    await Promise.all(worlds.splice(0).map((w) => w.cleanup()));
-  });
-
-  async function world(timers: ManualTimers): Promise<World> {
-    const w = await makeWorld(relay.url, { timers });
-    worlds.push(w);
-    await w.machine.connected();
-    return w;
-  }
+  const world = (timers: ManualTimers): Promise<World> => suite.world({ timers });
   const receiptOf = (w: World) => w.machine.status().pushReceipt;
   const statusWithReceipt = (phone: TestPhone, outcome: string) =>
     phone.waitFor(
@@ -146,14 +113,17 @@ describe('Push delivery receipts reach the phone through machine.status (real re
       phone.sendFrame({
         kind: 'push-subscribe',
         room: phone.roomId,
-        subscription: service.subscription(`${phone.roomId}-${i}`),
+        subscription: suite.service().subscription(`${phone.roomId}-${i}`),
       });
     // The relay handles one socket's subscription operations in order: the refusal of an endpoint
     // outside the allowed origin comes back only after the subscriptions before it are stored.
     phone.sendFrame({
       kind: 'push-subscribe',
       room: phone.roomId,
-      subscription: { ...service.subscription('x'), endpoint: 'http://127.0.0.2:9/barrier' },
+      subscription: {
+        ...suite.service().subscription('x'),
+        endpoint: 'http://127.0.0.2:9/barrier',
+      },
     });
     await phone.waitForFrame((f) => f.kind === 'error' && f.code === 'bad-frame');
     await phone.close();
@@ -184,8 +154,8 @@ describe('Push delivery receipts reach the phone through machine.status (real re
     const timers = makeManualTimers();
     const w = await world(timers);
     await subscribeAndLeave(w, 2);
-    const before = service.answeredCount();
-    service.respondWith(500);
+    const before = suite.service().answeredCount();
+    suite.service().respondWith(500);
     w.machine.raiseApproval({ title: 'Deploy', detail: 'ship it' });
     await until(() => receiptOf(w) !== undefined, 'push-failed from the relay');
     expect(receiptOf(w)).toMatchObject({ outcome: 'failed', failed: 1, total: 2 });
@@ -195,7 +165,7 @@ describe('Push delivery receipts reach the phone through machine.status (real re
     await until(() => !w.machine.status().phoneOnline, 'the phone to leave');
 
     // Both devices accept the next one; the relay says nothing, so the window decides.
-    const answered = service.answered(before + 2 + 2);
+    const answered = suite.service().answered(before + 2 + 2);
     w.machine.raiseApproval({ title: 'Deploy again', detail: 'ship it' });
     await answered;
     expect(receiptOf(w)?.outcome).toBe('failed');
@@ -228,25 +198,13 @@ describe('Push delivery receipts reach the phone through machine.status (real re
 });
 
 describe('push-disabled: a relay without Web Push (real relay, no VAPID subject)', () => {
-  let relay: RelayProcess;
-  let relayDir: { dir: string; cleanup(): void };
-  let w: World | undefined;
-  beforeAll(async () => {
-    relayDir = makeTmpDir('relay-');
-    relay = await startRelayProcess({ dataDir: relayDir.dir });
-  });
-  afterAll(async () => {
-    await w?.cleanup();
-    await relay?.stop();
-    relayDir?.cleanup();
-  });
+  const suite = relaySuite();
 
   it('the phone’s next machine.status carries disabled', async () => {
     const timers = makeManualTimers();
-    w = await makeWorld(relay.url, { timers });
-    await w.machine.connected();
+    const w = await suite.world({ timers });
     w.machine.raiseApproval({ title: 'Deploy', detail: 'ship it' });
-    await until(() => w!.machine.status().pushReceipt !== undefined, 'push-disabled');
+    await until(() => w.machine.status().pushReceipt !== undefined, 'push-disabled');
     const phone = await w.phone();
     const status = await phone.waitFor(
       (m) => m.type === 'machine.status' && m.pushReceipt !== undefined,

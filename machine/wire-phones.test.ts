@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   decodeBoxKey,
   encodeBoxKey,
@@ -17,50 +17,14 @@ import { SECRET_FILE } from './state-dir.ts';
 import { openSqlite } from '../device/lane/sqlite.ts';
 import { STORE_FILE } from './store.ts';
 import { makeManualTimers } from '../testkit/manual-clock.ts';
-import { startFakePushService, type FakePushService } from '../testkit/push-service.ts';
-import { startRelayProcess, type RelayProcess } from './test-support/relay-process.ts';
-import { is, rid } from './test-support/relay-suite.ts';
+import { is, relaySuite, rid } from './test-support/relay-suite.ts';
 import type { PhoneIdentity, TestPhone } from './test-support/test-phone.ts';
-import { makeTmpDir } from '../testkit/tmp.ts';
 import { until } from '../testkit/until.ts';
-import { makeWorld, type World } from './test-support/world.ts';
-import type { MachineOptions } from './machine.ts';
 
 // E6 on the machine, against a real relay process (Web Push on, pushing to a local push service)
 // with test phones that hold an identity, register after every hello-ok and follow room.rotate.
 
-let relay: RelayProcess;
-let relayDir: { dir: string; cleanup(): void };
-let service: FakePushService;
-const worlds: World[] = [];
-beforeAll(async () => {
-  service = await startFakePushService();
-  relayDir = makeTmpDir('relay-');
-  relay = await startRelayProcess({
-    dataDir: relayDir.dir,
-    extraArgs: [
-      '--vapid-subject',
-      'mailto:ops@example.com',
-      '--unsafe-allow-push-origin',
-      service.origin,
-    ],
-  });
-});
-afterAll(async () => {
-  await relay?.stop();
-  relayDir?.cleanup();
-  await service?.close();
-});
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => w.cleanup()));
-});
-
-async function world(overrides: Partial<MachineOptions> = {}): Promise<World> {
-  const w = await makeWorld(relay.url, overrides);
-  worlds.push(w);
-  await w.machine.connected();
-  return w;
-}
+const suite = relaySuite({ push: true });
 
 const identity = (name: string): PhoneIdentity => ({
   phoneId: randomUUID(),
@@ -92,7 +56,7 @@ async function moved(phone: TestPhone, n = 1): Promise<void> {
 
 describe('E6: phones as identities (machine side)', () => {
   it('E6.1: phones: true and the machine box key are announced; the key pair is kept owner-only and survives a restart', async () => {
-    const w = await world();
+    const w = await suite.world();
     const phone = await w.phone();
     const status = await phone.waitFor(is('machine.status'));
     expect(status.capabilities?.phones).toBe(true);
@@ -108,18 +72,18 @@ describe('E6: phones as identities (machine side)', () => {
   });
 
   it('E7.1: --require-presence risky is announced as capabilities.presence and marks risky approval.requests presence: true; none announces nothing', async () => {
-    const w = await world({ requirePresence: 'risky' });
+    const w = await suite.world({ requirePresence: 'risky' });
     const phone = await w.phone();
     expect((await phone.waitFor(is('machine.status'))).capabilities?.presence).toBe('risky');
     w.machine.raiseApproval({ title: 'Run', detail: 'a scripted step offers no rule' });
     expect((await phone.waitFor(is('approval.request'))).presence).toBe(true);
-    const none = await world();
+    const none = await suite.world();
     const p2 = await none.phone();
     expect((await p2.waitFor(is('machine.status'))).capabilities).not.toHaveProperty('presence');
   });
 
   it('E6.2: phone.register is answered with phones; a changed box key is refused; the list survives a restart; the desk revokes a phone once', async () => {
-    const w = await world();
+    const w = await suite.world();
     const a = await w.phone({ identity: identity('Pixel 8 · Chrome') });
     const list = await phonesWhere(a, (m) => m.phones.length === 1);
     expect(list.phones[0]).toMatchObject({
@@ -143,7 +107,7 @@ describe('E6: phones as identities (machine side)', () => {
   });
 
   it('E6.2: approval.closed and question.closed carry by {phoneId, name}; every action records its phoneId', async () => {
-    const w = await world();
+    const w = await suite.world();
     const a = await w.phone({ identity: identity('Phone A') });
     await phonesWhere(a, (m) => m.phones.length === 1);
     const { approvalId } = w.machine.raiseApproval({ title: 'Run', detail: 'ls' });
@@ -186,7 +150,7 @@ describe('E6: phones as identities (machine side)', () => {
   });
 
   it('E6.3: revoke one of three phones — the other two move without any action (one was away and moves when it comes back, after a restart); the revoked one acts on nothing, opens no room.rotate, gets no push; the pairing code is the new one', async () => {
-    const w = await world();
+    const w = await suite.world();
     const oldCode = w.machine.pairing.code;
     const [idA, idB, idC] = [identity('A'), identity('B'), identity('C')];
     const a = await w.phone({ identity: idA });
@@ -194,9 +158,9 @@ describe('E6: phones as identities (machine side)', () => {
     const c = await w.phone({ identity: idC });
     await phonesWhere(a, (m) => m.phones.length === 3);
     await phonesWhere(c, (m) => m.phones.length === 3);
-    a.subscribePush(service.subscription('push-a'));
-    b.subscribePush(service.subscription('push-b'));
-    c.subscribePush(service.subscription('push-c'));
+    a.subscribePush(suite.service().subscription('push-a'));
+    b.subscribePush(suite.service().subscription('push-b'));
+    c.subscribePush(suite.service().subscription('push-c'));
     await c.close(); // C is away during the revoke
 
     a.send({ type: 'phone.revoke', requestId: rid(), phoneId: idB.phoneId });
@@ -226,7 +190,7 @@ describe('E6: phones as identities (machine side)', () => {
     await w.restart();
     expect(w.machine.pairing.code).toBe(code);
     const c2 = await w.phone({ identity: idC, pairingCode: oldCode });
-    c2.subscribePush(service.subscription('push-c'));
+    c2.subscribePush(suite.service().subscription('push-c'));
     await moved(c2);
     expect(c2.roomId).toBe(w.machine.pairing.roomId);
     await phonesWhere(a, (m) => m.phones.length === 3);
@@ -273,15 +237,15 @@ describe('E6: phones as identities (machine side)', () => {
     await a.close();
     await c2.close();
     await until(() => !w.machine.status().phoneOnline, 'no phone online in the new room');
-    const before = service.receivedFor().length;
+    const before = suite.service().receivedFor().length;
     w.machine.raiseApproval({ title: 'Push me', detail: 'x' });
-    await service.answered(before + 2, 8000);
-    const pushed = service.receivedFor().slice(before);
+    await suite.service().answered(before + 2, 8000);
+    const pushed = suite.service().receivedFor().slice(before);
     expect(pushed.sort()).toEqual(['push-a', 'push-c']);
   });
 
   it('E6.4: a retired room is kept for late phones for 30 days and then left (injected clock, across a restart)', async () => {
-    const w = await world();
+    const w = await suite.world();
     const oldCode = w.machine.pairing.code;
     const a = await w.phone({ identity: identity('A') });
     const b = await w.phone({ identity: identity('B') });
@@ -312,7 +276,7 @@ describe('E6: phones as identities (machine side)', () => {
   });
 
   it('E6.5: (revoked at the desk) a revoke cut short after the store but before the secret file finishes at the next start, with the secret the phones were sent', async () => {
-    const w = await world();
+    const w = await suite.world();
     const a = await w.phone({ identity: identity('A') });
     const b = await w.phone({ identity: identity('B') });
     await phonesWhere(a, (m) => m.phones.length === 2);

@@ -3,7 +3,6 @@
 // to a relay started with --path /relay. Chromium trusts the CA's intermediate by its key
 // (--ignore-certificate-errors-spki-list pins that one key; no certificate error is ignored
 // otherwise); Node children trust its root through NODE_EXTRA_CA_CERTS.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import {
   spkiSha256,
 } from '../../scripts/start/caddy.ts';
 import { freePort } from '../../testkit/ports.ts';
+import { startProcess as startTestProcess } from '../../testkit/process.ts';
 import { startProcess, type Proc } from './processes.ts';
 
 export const TLS_HOST = 'dsh.test';
@@ -76,29 +76,19 @@ export async function startTlsSite(relayArgs: string[]): Promise<TlsSite> {
       relayUpstream: `127.0.0.1:${relayPort}`,
       home,
     });
-    const caddy = spawn(run.command, run.args, {
-      env: { ...process.env, ...run.env },
-      detached: true,
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const caddy = startTestProcess('caddy', run.command, run.args, {
+      env: run.env,
+      closeStdin: true,
     });
-    let log = '';
-    caddy.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4_000)));
-    const exited = new Promise<void>((r) => caddy.once('exit', () => r()));
-    cleanups.push(async () => {
-      try {
-        process.kill(-caddy.pid!, 'SIGTERM');
-      } catch {
-        return;
-      }
-      await exited;
-    });
+    cleanups.push(async () => void (await caddy.stop()));
 
     // Caddy makes its CA and the site's certificate on start: ready once the site answers over
     // TLS with a chain to that root (bounded).
     const root = caddyRootCert(home);
+    const log = () => caddy.lines.slice(-40).join('\n');
     const deadline = Date.now() + READY_LIMIT_MS;
     for (;;) {
-      if (caddy.exitCode !== null) throw new Error(`caddy exited:\n${log}`);
+      if (caddy.hasExited()) throw new Error(`caddy exited:\n${log()}`);
       const answered =
         existsSync(root) &&
         (await httpsGet(address, '/relay/healthz', root).then(
@@ -107,7 +97,7 @@ export async function startTlsSite(relayArgs: string[]): Promise<TlsSite> {
         ));
       if (answered) break;
       if (Date.now() > deadline)
-        throw new Error(`caddy not ready in ${READY_LIMIT_MS} ms:\n${log}`);
+        throw new Error(`caddy not ready in ${READY_LIMIT_MS} ms:\n${log()}`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
 

@@ -1,7 +1,8 @@
 // `npm start` as a user runs it, for the tests: a real npm process in its own process group, on
 // ports of the test's own, in a data folder of the test's own.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { runToEnd, startProcess, whenReady, type TestProcess } from '../../testkit/process.ts';
+import { isGone } from '../../testkit/process-group.ts';
 import { REPO } from '../start/children.ts';
 import { READY_LINE } from '../start/config.ts';
 
@@ -33,64 +34,42 @@ export function descendants(root: number): number[] {
   return [...found];
 }
 
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
+/** True while `pid` runs (a zombie does not). */
+export const alive = (pid: number): boolean => !isGone(pid);
 
 export function pgidOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 
-function spawnNpmStart(env: Record<string, string>, args: readonly string[]) {
-  const child = spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], {
+/** npm in its own group (testkit/process.ts), on the test's environment; its stdin stays open. */
+function spawnNpmStart(env: Record<string, string>, args: readonly string[]): TestProcess {
+  return startProcess('npm start', 'npm', ['start', ...(args.length ? ['--', ...args] : [])], {
     cwd: REPO,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    env,
   });
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { child, pid: child.pid!, output: () => out, exited };
 }
+
+/** Both streams, line by line as they came. */
+const outputOf = (p: TestProcess) => p.lines.join('\n');
 
 /** `npm start` until it is ready; interrupt() is Ctrl-C. */
 export async function npmStart(env: Record<string, string>, args: readonly string[] = []) {
-  const { child, pid, output, exited } = spawnNpmStart(env, args);
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(
-      () => reject(new Error(`npm start not ready:\n${output()}`)),
-      READY_TIMEOUT_MS,
-    );
-    const check = () => {
-      if (output().includes(READY_LINE)) {
-        clearTimeout(t);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then(() => {
-      clearTimeout(t);
-      reject(new Error(`npm start exited before it was ready:\n${output()}`));
-    });
-  });
+  const p = spawnNpmStart(env, args);
+  await whenReady(
+    p,
+    new RegExp(READY_LINE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    READY_TIMEOUT_MS,
+  );
   return {
-    pid,
-    output,
-    exited,
+    pid: p.pid,
+    output: () => outputOf(p),
     /** Ctrl-C: SIGINT to npm's group; resolves with npm's exit code and what was running. */
     async interrupt() {
-      const tree = descendants(pid);
+      const tree = descendants(p.pid);
       const groups = [...new Set(tree.filter(alive).map(pgidOf))];
-      process.kill(-pid, 'SIGINT');
-      const code = await exited;
+      p.signal('SIGINT');
+      const { code } = await p.closed;
       return { code, tree, groups };
     },
   };
@@ -101,9 +80,7 @@ export async function npmStartRefused(
   env: Record<string, string>,
   args: readonly string[] = [],
 ): Promise<{ code: number | null; output: string; tree: number[] }> {
-  const { pid, output, exited } = spawnNpmStart(env, args);
-  const timer = setTimeout(() => process.kill(-pid, 'SIGKILL'), REFUSAL_TIMEOUT_MS);
-  const code = await exited;
-  clearTimeout(timer);
-  return { code, output: output(), tree: descendants(pid).filter(alive) };
+  const p = spawnNpmStart(env, args);
+  const { code } = await runToEnd(p, REFUSAL_TIMEOUT_MS);
+  return { code, output: outputOf(p), tree: descendants(p.pid).filter(alive) };
 }

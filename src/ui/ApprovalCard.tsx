@@ -15,7 +15,7 @@ import { useUi } from './context.tsx';
 import { SessionLink } from './SessionLink.tsx';
 import { DecisionBar } from './DecisionBar.tsx';
 import { EditField, ScopeChoices } from './ApprovalChoices.tsx';
-import { ActionStatus, Presence, reasonText } from './widgets.tsx';
+import { ActionStatus, ErrorAlert, Presence, reasonText } from './widgets.tsx';
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
 const DiffView = lazy(() => import('./DiffView.tsx'));
@@ -210,11 +210,7 @@ export function ApprovalCard(props: {
                 {ui.t('card.deny')}
               </button>
             </DecisionBar>
-            <Show when={error()}>
-              <p class="why" role="alert">
-                {error()}
-              </p>
-            </Show>
+            <ErrorAlert message={error()} />
           </>
         }
       >

@@ -4,7 +4,7 @@ import type { MachineView } from '../client/machine-view.ts';
 import { CardClock } from './CardClock.tsx';
 import { useUi } from './context.tsx';
 import { SessionLink } from './SessionLink.tsx';
-import { ActionStatus, Presence } from './widgets.tsx';
+import { ActionStatus, ErrorAlert, Presence } from './widgets.tsx';
 
 export function QuestionCard(props: {
   view: MachineView;
@@ -158,11 +158,7 @@ export function QuestionCard(props: {
                 {ui.t('card.submit')}
               </button>
               <Show when={blocked()}>{(code) => <p class="why">{ui.t(`block.${code()}`)}</p>}</Show>
-              <Show when={error()}>
-                <p class="why" role="alert">
-                  {error()}
-                </p>
-              </Show>
+              <ErrorAlert message={error()} />
             </>
           }
         >

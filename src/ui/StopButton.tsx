@@ -3,7 +3,7 @@ import type { Session } from '../../protocol/index.ts';
 import { canStop } from '../client/extensions.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { useUi } from './context.tsx';
-import { ActionStatus } from './widgets.tsx';
+import { OutboxAction } from './widgets.tsx';
 
 /** How long the first tap keeps Stop armed for the second. */
 export const STOP_ARMED_MS = 5_000;
@@ -41,37 +41,23 @@ export function StopButton(props: { view: MachineView; session: Session }) {
   };
   return (
     <Show when={entry() ?? canStop(props.view, props.session)}>
-      <Show
-        when={entry()}
-        fallback={
-          <div class="stop">
-            <button
-              type="button"
-              class="btn deny"
-              disabled={ui.blocked(props.view.roomId) !== null}
-              aria-label={ui.t(armed() ? 'stop.confirmNamed' : 'stop.named', {
-                title: props.session.title,
-              })}
-              onClick={() => void tap()}
-              onBlur={() => setArmed(false)}
-            >
-              {armed() ? ui.t('stop.confirm') : ui.t('stop.stop')}
-            </button>
-            <p class="covers">{ui.t('stop.hint')}</p>
-          </div>
-        }
-      >
-        {(e) => (
-          <p class="chosen">
-            {ui.t('stop.youChose')} <ActionStatus entry={e()} />
-          </p>
-        )}
-      </Show>
-      <Show when={error()}>
-        <p class="why" role="alert">
-          {error()}
-        </p>
-      </Show>
+      <OutboxAction entry={entry()} label={ui.t('stop.youChose')} error={error()}>
+        <div class="stop">
+          <button
+            type="button"
+            class="btn deny"
+            disabled={ui.blocked(props.view.roomId) !== null}
+            aria-label={ui.t(armed() ? 'stop.confirmNamed' : 'stop.named', {
+              title: props.session.title,
+            })}
+            onClick={() => void tap()}
+            onBlur={() => setArmed(false)}
+          >
+            {armed() ? ui.t('stop.confirm') : ui.t('stop.stop')}
+          </button>
+          <p class="covers">{ui.t('stop.hint')}</p>
+        </div>
+      </OutboxAction>
     </Show>
   );
 }

@@ -175,6 +175,42 @@ export function ActionStatus(props: { entry: OutboxEntry | undefined }) {
   );
 }
 
+/** Why the last tap did not go through, read out at once; nothing while there is no message. */
+export function ErrorAlert(props: { message: string | null }) {
+  return (
+    <Show when={props.message}>
+      <p class="why" role="alert">
+        {props.message}
+      </p>
+    </Show>
+  );
+}
+
+/**
+ * A one-tap action on a row (Stop, Revoke a rule): its button until the action is in the outbox,
+ * then "<label> <Sent/Unconfirmed/Expired>" like a decision; below, why a tap was refused.
+ */
+export function OutboxAction(props: {
+  entry: OutboxEntry | undefined;
+  label: string;
+  error: string | null;
+  /** The button, shown while nothing is in the outbox. */
+  children: JSX.Element;
+}) {
+  return (
+    <>
+      <Show when={props.entry} fallback={props.children}>
+        {(e) => (
+          <p class="chosen">
+            {props.label} <ActionStatus entry={e()} />
+          </p>
+        )}
+      </Show>
+      <ErrorAlert message={props.error} />
+    </>
+  );
+}
+
 /** Relay error frames, shown on the screens of the machines behind that relay. */
 export function RelayNotices(props: { relays: string[] }) {
   const ui = useUi();

@@ -5,7 +5,7 @@ import { countText } from '../../client/text-count.ts';
 import { ConnectionBanner } from '../ConnectionBanner.tsx';
 import { useUi } from '../context.tsx';
 import { TextCounter } from '../TextCounter.tsx';
-import { Header, RelayNotices, reasonText } from '../widgets.tsx';
+import { ErrorAlert, Header, RelayNotices, reasonText } from '../widgets.tsx';
 
 // Dispatch. Full access is offered only when the machine advertises it, behind a toggle that is
 // off by default, an explicit warning and a typed confirmation (spec v1.2: three gates).
@@ -193,11 +193,7 @@ export default function NewSession(props: { roomId?: string }) {
               {ui.t('new.submit')}
             </button>
             <Show when={blocked()}>{(code) => <p class="why">{ui.t(`block.${code()}`)}</p>}</Show>
-            <Show when={error()}>
-              <p class="why" role="alert">
-                {error()}
-              </p>
-            </Show>
+            <ErrorAlert message={error()} />
             <Show when={pending()}>
               <p class="hint" role="status">
                 {ui.t('new.waiting')}

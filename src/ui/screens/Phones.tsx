@@ -2,67 +2,55 @@ import { For, Show, createSignal } from 'solid-js';
 import type { PhoneEntry } from '../../../protocol/index.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { useUi } from '../context.tsx';
-import { AsOf, Header, PageTitle, Presence, RelayNotices, RepairBanner } from '../widgets.tsx';
+import { ErrorAlert } from '../widgets.tsx';
+import { MachineSubScreen } from './MachineSubScreen.tsx';
 
 // E6: Machine › Phones — every phone the machine knows, this one marked; Revoke asks the owner
 // to type the phone's name first (a revoke cannot be undone: that phone must be paired again).
 // The machine sends the list after every change, so a revoke shows by the row turning Revoked.
 export default function Phones(props: { roomId: string }) {
   const ui = useUi();
-  const view = () => ui.state().machines.find((m) => m.roomId === props.roomId);
   const me = () => ui.state().phones[props.roomId];
   const online = () => ui.blocked(props.roomId) === null;
   return (
-    <>
-      <Header title={ui.t('phones.title')} back={{ name: 'machine', roomId: props.roomId }} />
-      <main class="page">
-        <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
-          {(v) => (
-            <>
-              <RelayNotices relays={[v().relay]} />
-              <RepairBanner view={v()} />
-              <PageTitle>{ui.t('phones.link')}</PageTitle>
-              <p class="status-line">
-                {v().name} · <Presence view={v()} />
-              </p>
-              <AsOf view={v()} />
-              <Show
-                when={phonesOffered(v())}
-                fallback={<p class="empty">{ui.t('phones.unsupported')}</p>}
-              >
-                <p class="hint">{ui.t('phones.intro')}</p>
-                <Show
-                  when={v().phones}
-                  fallback={
-                    <p class="empty">
-                      {online() ? ui.t('phones.loading') : ui.t('phones.offline')}
-                    </p>
-                  }
-                >
-                  {(phones) => (
-                    <ul class="list phones" aria-label={ui.t('phones.title')}>
-                      <For each={phones()}>
-                        {(phone) => (
-                          <PhoneRow
-                            roomId={props.roomId}
-                            machine={v().name}
-                            phone={phone}
-                            mine={phone.phoneId === me()?.phoneId}
-                          />
-                        )}
-                      </For>
-                    </ul>
+    <MachineSubScreen
+      roomId={props.roomId}
+      title={ui.t('phones.title')}
+      heading={ui.t('phones.link')}
+    >
+      {(v) => (
+        <Show
+          when={phonesOffered(v())}
+          fallback={<p class="empty">{ui.t('phones.unsupported')}</p>}
+        >
+          <p class="hint">{ui.t('phones.intro')}</p>
+          <Show
+            when={v().phones}
+            fallback={
+              <p class="empty">{online() ? ui.t('phones.loading') : ui.t('phones.offline')}</p>
+            }
+          >
+            {(phones) => (
+              <ul class="list phones" aria-label={ui.t('phones.title')}>
+                <For each={phones()}>
+                  {(phone) => (
+                    <PhoneRow
+                      roomId={props.roomId}
+                      machine={v().name}
+                      phone={phone}
+                      mine={phone.phoneId === me()?.phoneId}
+                    />
                   )}
-                </Show>
-                <Show when={me()}>
-                  {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
-                </Show>
-              </Show>
-            </>
-          )}
+                </For>
+              </ul>
+            )}
+          </Show>
+          <Show when={me()}>
+            {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
+          </Show>
         </Show>
-      </main>
-    </>
+      )}
+    </MachineSubScreen>
   );
 }
 
@@ -158,11 +146,7 @@ function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; m
           </Show>
         </Show>
       </Show>
-      <Show when={error()}>
-        <p class="why" role="alert">
-          {error()}
-        </p>
-      </Show>
+      <ErrorAlert message={error()} />
     </li>
   );
 }

@@ -2,15 +2,8 @@ import { For, Show, createEffect, createMemo, createSignal } from 'solid-js';
 import type { RuleEntry } from '../../../protocol/index.ts';
 import { extensionsOf } from '../../client/extensions.ts';
 import { useUi } from '../context.tsx';
-import {
-  ActionStatus,
-  AsOf,
-  Header,
-  PageTitle,
-  Presence,
-  RelayNotices,
-  RepairBanner,
-} from '../widgets.tsx';
+import { OutboxAction } from '../widgets.tsx';
+import { MachineSubScreen } from './MachineSubScreen.tsx';
 
 // E2: Machine › Rules — every remembered approval of one machine, with its uses and a Revoke
 // button. Asked for (rules.get) when the screen opens and whenever the machine comes back; the
@@ -29,46 +22,33 @@ export default function Rules(props: { roomId: string }) {
     if (canAsk()) ui.client.getRules(props.roomId);
   });
   return (
-    <>
-      <Header title={ui.t('rules.title')} back={{ name: 'machine', roomId: props.roomId }} />
-      <main class="page">
-        <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
-          {(v) => (
-            <>
-              <RelayNotices relays={[v().relay]} />
-              <RepairBanner view={v()} />
-              <PageTitle>{ui.t('rules.link')}</PageTitle>
-              <p class="status-line">
-                {v().name} · <Presence view={v()} />
-              </p>
-              <AsOf view={v()} />
-              <Show when={supported()} fallback={<p class="empty">{ui.t('rules.unsupported')}</p>}>
-                <p class="hint">{ui.t('rules.intro')}</p>
-                <Show
-                  when={v().rules}
-                  fallback={
-                    <p class="empty">{online() ? ui.t('rules.loading') : ui.t('rules.offline')}</p>
-                  }
-                >
-                  {(rules) => (
-                    <Show
-                      when={rules().length > 0}
-                      fallback={<p class="empty">{ui.t('rules.empty')}</p>}
-                    >
-                      <ul class="list rules" aria-label={ui.t('rules.title')}>
-                        <For each={rules()}>
-                          {(rule) => <RuleRow roomId={props.roomId} rule={rule} />}
-                        </For>
-                      </ul>
-                    </Show>
-                  )}
-                </Show>
+    <MachineSubScreen
+      roomId={props.roomId}
+      title={ui.t('rules.title')}
+      heading={ui.t('rules.link')}
+    >
+      {(v) => (
+        <Show when={supported()} fallback={<p class="empty">{ui.t('rules.unsupported')}</p>}>
+          <p class="hint">{ui.t('rules.intro')}</p>
+          <Show
+            when={v().rules}
+            fallback={
+              <p class="empty">{online() ? ui.t('rules.loading') : ui.t('rules.offline')}</p>
+            }
+          >
+            {(rules) => (
+              <Show when={rules().length > 0} fallback={<p class="empty">{ui.t('rules.empty')}</p>}>
+                <ul class="list rules" aria-label={ui.t('rules.title')}>
+                  <For each={rules()}>
+                    {(rule) => <RuleRow roomId={props.roomId} rule={rule} />}
+                  </For>
+                </ul>
               </Show>
-            </>
-          )}
+            )}
+          </Show>
         </Show>
-      </main>
-    </>
+      )}
+    </MachineSubScreen>
   );
 }
 
@@ -102,31 +82,17 @@ function RuleRow(props: { roomId: string; rule: RuleEntry }) {
         {' · '}
         {ui.t('rules.since', { time: ui.time(props.rule.createdAt) })}
       </p>
-      <Show
-        when={entry()}
-        fallback={
-          <button
-            type="button"
-            class="btn deny"
-            disabled={ui.blocked(props.roomId) !== null}
-            aria-label={ui.t('rules.revokeNamed', { key: props.rule.key })}
-            onClick={() => void revoke()}
-          >
-            {ui.t('rules.revoke')}
-          </button>
-        }
-      >
-        {(e) => (
-          <p class="chosen">
-            {ui.t('rules.revoking')} <ActionStatus entry={e()} />
-          </p>
-        )}
-      </Show>
-      <Show when={error()}>
-        <p class="why" role="alert">
-          {error()}
-        </p>
-      </Show>
+      <OutboxAction entry={entry()} label={ui.t('rules.revoking')} error={error()}>
+        <button
+          type="button"
+          class="btn deny"
+          disabled={ui.blocked(props.roomId) !== null}
+          aria-label={ui.t('rules.revokeNamed', { key: props.rule.key })}
+          onClick={() => void revoke()}
+        >
+          {ui.t('rules.revoke')}
+        </button>
+      </OutboxAction>
     </li>
   );
 }
