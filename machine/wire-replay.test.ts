@@ -152,8 +152,10 @@ describe('H3: a recorded phone action replayed after a restart is refused', () =
     expect(readFileSync(path.join(w.root, 'count.txt'), 'utf8')).toBe('ran\n');
 
     expect(await first.stop('SIGTERM')).toBe(0);
-    const second = await w.start();
+    // Counted before the start: the phone stays in the room, so the new process's snapshot can
+    // arrive before start() has seen the ready line.
     from = phone.messages.length;
+    const second = await w.start();
     await wait(phone, is('session.snapshot'), from);
     for (const r of rec.recorded) phone.sendPayload(r.payload);
     await until(
