@@ -63,7 +63,7 @@ test('E2: Allow for this session → the next matching request is allowed withou
 
   await go(page, `#/m/${laptop.roomId}`);
   await page.getByRole('link', { name: /Remembered approvals/ }).click();
-  await expect(page.getByText('This session only · Used 1 times', { exact: false })).toBeVisible();
+  await expect(page.getByText('This session only · Used once', { exact: false })).toBeVisible();
   await page.getByRole('button', { name: 'Revoke: run: mkdir -p' }).click();
   await expect(page.getByText('No remembered approvals on this machine.')).toBeVisible();
 

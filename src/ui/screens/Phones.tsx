@@ -39,6 +39,9 @@ export default function Phones(props: { roomId: string }) {
                       machine={v().name}
                       phone={phone}
                       mine={phone.phoneId === me()?.phoneId}
+                      sameName={phones().some(
+                        (p) => p.phoneId !== phone.phoneId && p.name.trim() === phone.name.trim(),
+                      )}
                     />
                   )}
                 </For>
@@ -54,7 +57,14 @@ export default function Phones(props: { roomId: string }) {
   );
 }
 
-function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; mine: boolean }) {
+function PhoneRow(props: {
+  roomId: string;
+  machine: string;
+  phone: PhoneEntry;
+  mine: boolean;
+  /** Another phone has this name (every browser of one model starts as "Pixel 7 · Chrome"). */
+  sameName: boolean;
+}) {
   const ui = useUi();
   const [confirming, setConfirming] = createSignal(false);
   const [typed, setTyped] = createSignal('');
@@ -62,6 +72,7 @@ function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; m
   const [error, setError] = createSignal<string | null>(null);
   const matches = () => typed().trim() === props.phone.name.trim();
   const inputId = () => `revoke-${props.phone.phoneId}`;
+  const shortId = () => props.phone.phoneId.slice(0, 6);
   const revoke = () => {
     setError(null);
     if (!matches()) return;
@@ -90,6 +101,10 @@ function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; m
           {' · '}
           {ui.t('phones.presenceOn')}
         </Show>
+        <Show when={props.sameName}>
+          {' · '}
+          {ui.t('phones.shortId', { id: shortId() })}
+        </Show>
       </p>
       <Show when={!props.phone.revoked && !props.mine}>
         <Show
@@ -107,7 +122,11 @@ function PhoneRow(props: { roomId: string; machine: string; phone: PhoneEntry; m
                 type="button"
                 class="btn deny"
                 disabled={ui.blocked(props.roomId) !== null}
-                aria-label={ui.t('phones.revokeNamed', { name: props.phone.name })}
+                aria-label={ui.t('phones.revokeNamed', {
+                  name: props.sameName
+                    ? `${props.phone.name} (${ui.t('phones.shortId', { id: shortId() })})`
+                    : props.phone.name,
+                })}
                 onClick={() => setConfirming(true)}
               >
                 {ui.t('phones.revoke')}

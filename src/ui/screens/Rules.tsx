@@ -78,7 +78,11 @@ function RuleRow(props: { roomId: string; rule: RuleEntry }) {
             ? ui.t('rules.scopeAlways', { root: props.rule.root })
             : ui.t('rules.scopeAlwaysNoRoot')}
         {' · '}
-        {ui.t('rules.uses', { count: props.rule.uses })}
+        {props.rule.uses === 0
+          ? ui.t('rules.usesNone')
+          : props.rule.uses === 1
+            ? ui.t('rules.usesOne')
+            : ui.t('rules.uses', { count: props.rule.uses })}
         {' · '}
         {ui.t('rules.since', { time: ui.time(props.rule.createdAt) })}
       </p>

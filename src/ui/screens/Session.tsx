@@ -78,7 +78,8 @@ export default function SessionScreen(props: {
                       </Show>
                     </p>
                     <p class="cwd">
-                      {ui.t('session.cwd')}: <code>{s().cwd}</code>
+                      {ui.t('session.cwd')}
+                      <code>{s().cwd}</code>
                     </p>
                     <Steps session={s()} />
                     <StopButton view={v()} session={s()} />
