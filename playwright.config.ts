@@ -1,4 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
+import { DISABLE_FEATURES_ARG } from './e2e/support/chromium-features.ts';
 
 // Playwright cannot download a browser here; Debian's Chromium is used instead.
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -9,6 +10,7 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  DISABLE_FEATURES_ARG,
 ];
 // E2E_PORT lets two checkouts run their e2e suites side by side; the app's origin is always 127.0.0.1.
 export const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
