@@ -20,10 +20,9 @@ export default defineConfig({
   testDir: 'e2e',
   globalSetup: './e2e/support/global-setup.ts',
   testMatch: '**/*.spec.ts',
-  // Two workers: the suite spends most of its time waiting on real processes, so two files side
-  // by side take ~40 % less time on 2 cores. The three tests that once failed only so (a first
-  // dispatch raced the machine's join; two others not reproduced since) are covered in
-  // docs/app.md "Tests". E2E_WORKERS=1 runs one.
+  // Two workers: the suite is CPU-bound on 2 cores, yet two files side by side still finish sooner
+  // than one at a time (350 s against 431 s, docs/quality.md "The test run"). The tests that once failed only so were races in the tests,
+  // fixed at the root (docs/app.md "Tests"). E2E_WORKERS=1 runs one.
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
