@@ -83,7 +83,7 @@ const errorsFor = (phone: TestPhone, sessionId: string) =>
   );
 
 describe('the mock machine runs its tools on an enrolled device', () => {
-  it("DE5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write go through it too; E4: session.interrupt stops a command on the device through the executor's cancel, its process group gone within 2 s", async () => {
+  it("DE5: while the device is connected, a scripted run: executes on it; output reaches the transcript and turn summary; read/list/write (into a new folder) go through it too; E4: session.interrupt stops a command on the device through the executor's cancel, its process group gone within 2 s", async () => {
     const d = await deviceWorld();
     await d.serve();
     writeFileSync(path.join(d.w.root, 'notes.txt'), 'from the workspace\n');
@@ -91,7 +91,7 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     const from = phone.messages.length;
     const r = await dispatch(phone, {
       prompt:
-        'run: echo [$DEVICE_MARK]\nread: notes.txt\nlist: .\nwrite: out.txt\nwritten on the device',
+        'run: echo [$DEVICE_MARK]\nread: notes.txt\nlist: .\nwrite: made/out.txt\nwritten on the device',
     });
     expect(r.ok).toBe(true);
     await approveNext(phone, from);
@@ -102,8 +102,11 @@ describe('the mock machine runs its tools on an enrolled device', () => {
     expect(final.summary).toContain('Ran `echo [$DEVICE_MARK]` (exit 0): [on-device]');
     expect(final.summary).toContain('Read notes.txt');
     expect(final.summary).toMatch(/Listed \.: .*notes\.txt/);
-    expect(final.summary).toContain('Wrote out.txt');
-    expect(readFileSync(path.join(d.w.root, 'out.txt'), 'utf8')).toBe('written on the device\n');
+    // The folder did not exist: the agent's write made it on the device first (createDir).
+    expect(final.summary).toContain('Wrote made/out.txt');
+    expect(readFileSync(path.join(d.w.root, 'made/out.txt'), 'utf8')).toBe(
+      'written on the device\n',
+    );
     const transcript = d.w.machine
       .transcript(r.sessionId!)
       .map((e) => e.text)

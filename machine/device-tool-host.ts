@@ -149,6 +149,17 @@ export function makeDeviceToolHost(o: DeviceToolHostOptions): ToolHost {
       };
     },
 
+    async createDir(p): Promise<ToolResult<void>> {
+      const outcome = await run(
+        { kind: 'createDir', args: { path: toDevice(p), recursive: true } },
+        () => undefined,
+      );
+      if (outcome === 'closed') return fail('aborted', `the tool host is closed: create ${p}`);
+      if (!outcome.ok) return failure(outcome);
+      if (outcome.kind !== 'void') return unexpected(outcome, 'void');
+      return { ok: true, value: undefined };
+    },
+
     async listDir(p): Promise<ToolResult<DirEntry[]>> {
       const outcome = await run({ kind: 'listDir', args: { path: toDevice(p) } }, () => undefined);
       if (outcome === 'closed') return fail('aborted', `the tool host is closed: list ${p}`);

@@ -141,6 +141,14 @@ describe('ToolHost (local): real child processes in the session cwd', () => {
     });
   });
 
+  it('createDir makes the folder and its missing parents; an existing folder is fine; a file in the way is refused', async () => {
+    const { root, host } = setup();
+    expect(await host.createDir(path.join(root, 'a/b/c'))).toEqual({ ok: true, value: undefined });
+    expect(await host.writeFile(path.join(root, 'a/b/c/f.txt'), 'x')).toMatchObject({ ok: true });
+    expect(await host.createDir(path.join(root, 'a/b'))).toEqual({ ok: true, value: undefined });
+    expect(await host.createDir(path.join(root, 'a/b/c/f.txt'))).toMatchObject({ ok: false });
+  });
+
   it('containment: paths outside the roots (also through a symlink) are refused with permission_denied', async () => {
     const { base, root, host } = setup();
     writeFileSync(path.join(base, 'secret'), 's');
@@ -157,6 +165,11 @@ describe('ToolHost (local): real child processes in the session cwd', () => {
       ok: false,
       code: 'permission_denied',
     });
+    expect(await host.createDir(path.join(root, 'out/made'))).toMatchObject({
+      ok: false,
+      code: 'permission_denied',
+    });
+    expect(readdirSync(base).filter((n) => n === 'made')).toEqual([]);
     expect(await host.exec({ command: 'true', cwd: base })).toMatchObject({
       ok: false,
       code: 'permission_denied',

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstat, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from './cwd-guard.ts';
 import type { DirEntry, ExecOutput, ToolErrorCode, ToolHost, ToolResult } from './tool-host.ts';
@@ -215,6 +215,19 @@ export function makeLocalToolHost(options: { roots: readonly string[]; shell?: s
         return { ok: true, value: { canonicalPath: await realpath(target), created } };
       } catch (e) {
         return fsError(e, `write ${p}`);
+      }
+    },
+
+    async createDir(p) {
+      const where = await contained(p);
+      if (!where.ok) return where;
+      try {
+        // Only the missing part below the deepest folder that exists: containment resolved that
+        // folder's real path, so nothing is created through a symlink out of the roots.
+        await mkdir(where.value, { recursive: true, mode: 0o755 });
+        return { ok: true, value: undefined };
+      } catch (e) {
+        return fsError(e, `create folder ${p}`);
       }
     },
 

@@ -29,6 +29,7 @@ export function reportingHost(
     exec: (req) => seen(host.exec(req)),
     readTextFile: (p) => seen(host.readTextFile(p)),
     writeFile: (p, c) => seen(host.writeFile(p, c)),
+    createDir: (p) => seen(host.createDir(p)),
     listDir: (p) => seen(host.listDir(p)),
     close: () => host.close(),
   };

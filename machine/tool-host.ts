@@ -58,6 +58,8 @@ export interface ToolHost {
   exec(request: ExecRequest): Promise<ToolResult<ExecOutput>>;
   readTextFile(path: string): Promise<ToolResult<TextRead>>;
   writeFile(path: string, content: string): Promise<ToolResult<WriteReceipt>>;
+  /** The folder and any missing parents (an existing folder is fine), as the device's createDir. */
+  createDir(path: string): Promise<ToolResult<void>>;
   listDir(path: string): Promise<ToolResult<DirEntry[]>>;
   /** Kills whatever still runs (whole process groups) and waits until it is gone. */
   close(): Promise<void>;

@@ -155,8 +155,7 @@ describe('E2: remembered approvals', () => {
     // Two allowed roots: the world's own and a sibling.
     const other = path.join(w.dir, 'other-root');
     mkdirSync(other);
-    mkdirSync(path.join(w.root, 'notes'));
-    mkdirSync(path.join(other, 'notes'));
+    // No notes/ folder: the write makes it, as an agent's Write tool does.
     await w.restart({ roots: [w.root, other] });
     const phone = await w.phone();
     let from = phone.messages.length;

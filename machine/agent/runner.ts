@@ -61,6 +61,17 @@ export type TurnOutcome = {
 
 export const NO_TEXT_SUMMARY = 'The agent ended the turn without a reply.';
 
+/**
+ * An agent's Write tool creates the folders a new file needs; the host's writeFile (like the
+ * device's) does not, so a write refused with not_found makes its folder and is tried once more.
+ */
+async function writeMakingFolders(host: ToolHost, file: string, text: string) {
+  const first = await host.writeFile(file, text);
+  if (first.ok || first.code !== 'not_found') return first;
+  const made = await host.createDir(path.dirname(file));
+  return made.ok ? host.writeFile(file, text) : first;
+}
+
 const clip = (s: string, n = OUTPUT_IN_SUMMARY_CHARS) => (s.length > n ? s.slice(0, n) + '…' : s);
 
 /** U5: said in the transcript and the summary when a tool did not run; never "ran" or "wrote". */
@@ -191,7 +202,7 @@ export async function runTurn(
           note(notWritten(answer.why, step.path));
           break;
         }
-        const r = await ctx.host().writeFile(abs(step.path), text);
+        const r = await writeMakingFolders(ctx.host(), abs(step.path), text);
         ctx.toolFinished();
         writes.set(step.path, r.ok ? 'written' : `failed: ${r.code}`);
         note(
