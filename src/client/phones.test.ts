@@ -14,8 +14,8 @@ import { cleanPhoneName, deviceName } from './phone-identity.ts';
 import {
   connect,
   flush,
-  machineOf,
   makeHarness,
+  pairAndJoin,
   pairingFor,
   RELAY,
 } from './test-support/harness.ts';
@@ -44,12 +44,7 @@ async function pairedWithPhones(kv = makeMemoryKv()) {
   const h = makeHarness({ kv, deps: { phoneName: () => 'Pixel 8 · Chrome' } });
   await h.client.start();
   const pairing = pairingFor('laptop', 7);
-  const m = machineOf(pairing);
-  await h.client.pair(pairing);
-  const ws = h.sockets.last();
-  connect(ws);
-  m.say(ws, status(true));
-  await flush();
+  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairing, status(true));
   return { ...h, kv, m, ws, pairing };
 }
 const registers = (heard: Record<string, unknown>[]) =>
@@ -86,13 +81,7 @@ describe('E6: each phone its own identity', () => {
   it('EC: against a machine without phones nothing is registered and no action names a phone', async () => {
     const h = makeHarness();
     await h.client.start();
-    const pairing = pairingFor('old', 3);
-    const m = machineOf(pairing);
-    await h.client.pair(pairing);
-    const ws = h.sockets.last();
-    connect(ws);
-    m.say(ws, status(false));
-    await flush();
+    const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('old', 3), status(false));
     h.client.refresh(m.roomId);
     const heard = m.heard(ws);
     expect(registers(heard)).toEqual([]);
@@ -199,13 +188,7 @@ describe('E6: revocation by room rotation, followed without any user action', ()
       deps: { phoneName: () => 'P', pushEndpoint: () => 'https://push.example/e1' },
     });
     await h.client.start();
-    const pairing = pairingFor('laptop', 7);
-    const m = machineOf(pairing);
-    await h.client.pair(pairing);
-    const ws = h.sockets.last();
-    connect(ws);
-    m.say(ws, status(true));
-    await flush();
+    const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('laptop', 7), status(true));
     m.say(ws, rotateFor(kv));
     await flush();
     const before = ws.frames().filter((f) => f.kind === 'push-unsubscribe');

@@ -8,7 +8,7 @@ import {
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { connect, flush, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
+import { flush, makeHarness, pairAndJoin, pairingFor } from './test-support/harness.ts';
 import {
   challengeOf,
   PRESENCE_CREDENTIAL_KEY,
@@ -55,12 +55,7 @@ async function setup(
   const fake = fakeAuthenticator(options.answer);
   const h = makeHarness({ kv, deps: { authenticator: fake.authenticator, phoneName: () => 'P' } });
   await h.client.start();
-  const pairing = pairingFor('laptop', 5);
-  const m = machineOf(pairing);
-  await h.client.pair(pairing);
-  const ws = h.sockets.last();
-  connect(ws);
-  m.say(ws, {
+  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('laptop', 5), {
     type: 'machine.status',
     machine: 'laptop',
     pluginVersion: '1',

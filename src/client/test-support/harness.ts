@@ -81,3 +81,22 @@ export function connect(ws: FakeSocket, machines = 1) {
 }
 
 export const flush = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/**
+ * Pairs the started client with `pairing`, opens its socket (hello-ok), lets the machine say
+ * `status` and waits for the client to act on it: the usual first minute of a test.
+ */
+export async function pairAndJoin(
+  client: { pair(p: Pairing): Promise<unknown> },
+  sockets: { last(): FakeSocket },
+  pairing: Pairing,
+  status: Record<string, unknown>,
+) {
+  const m = machineOf(pairing);
+  await client.pair(pairing);
+  const ws = sockets.last();
+  connect(ws);
+  m.say(ws, status);
+  await flush();
+  return { m, ws };
+}

@@ -112,44 +112,27 @@ export default function Machine(props: { roomId: string }) {
                 </ul>
               </section>
               <Show when={extensionsOf(v()).approvalRules}>
-                <section class="section" aria-labelledby="machine-rules">
-                  <h2 id="machine-rules">{ui.t('rules.title')}</h2>
-                  <ul class="list">
-                    <li>
-                      <RowLink href={routeHref({ name: 'rules', roomId: v().roomId })}>
-                        <span class="row-title">{ui.t('rules.link')}</span>
-                        <Show when={v().rules}>
-                          {(rules) => (
-                            <span class="row-sub">
-                              {ui.t('rules.count', { count: rules().length })}
-                            </span>
-                          )}
-                        </Show>
-                      </RowLink>
-                    </li>
-                  </ul>
-                </section>
+                <SubScreenLink
+                  id="machine-rules"
+                  title={ui.t('rules.title')}
+                  link={ui.t('rules.link')}
+                  href={routeHref({ name: 'rules', roomId: v().roomId })}
+                  count={v().rules && ui.t('rules.count', { count: v().rules!.length })}
+                />
               </Show>
               <Show when={phonesOffered(v())}>
-                <section class="section" aria-labelledby="machine-phones">
-                  <h2 id="machine-phones">{ui.t('phones.title')}</h2>
-                  <ul class="list">
-                    <li>
-                      <RowLink href={routeHref({ name: 'phones', roomId: v().roomId })}>
-                        <span class="row-title">{ui.t('phones.link')}</span>
-                        <Show when={v().phones}>
-                          {(phones) => (
-                            <span class="row-sub">
-                              {ui.t('phones.count', {
-                                count: phones().filter((p) => !p.revoked).length,
-                              })}
-                            </span>
-                          )}
-                        </Show>
-                      </RowLink>
-                    </li>
-                  </ul>
-                </section>
+                <SubScreenLink
+                  id="machine-phones"
+                  title={ui.t('phones.title')}
+                  link={ui.t('phones.link')}
+                  href={routeHref({ name: 'phones', roomId: v().roomId })}
+                  count={
+                    v().phones &&
+                    ui.t('phones.count', {
+                      count: v().phones!.filter((p) => !p.revoked).length,
+                    })
+                  }
+                />
               </Show>
               <div class="actions">
                 <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
@@ -169,5 +152,31 @@ export default function Machine(props: { roomId: string }) {
         </Show>
       </main>
     </>
+  );
+}
+
+/** A section of the machine screen that leads to one of its sub-screens (Rules, Phones). */
+function SubScreenLink(props: {
+  id: string;
+  title: string;
+  link: string;
+  href: string;
+  /** "Rules: 3" once the machine has sent the list. */
+  count: string | undefined | null | false;
+}) {
+  return (
+    <section class="section" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      <ul class="list">
+        <li>
+          <RowLink href={props.href}>
+            <span class="row-title">{props.link}</span>
+            <Show when={props.count}>
+              <span class="row-sub">{props.count}</span>
+            </Show>
+          </RowLink>
+        </li>
+      </ul>
+    </section>
   );
 }
