@@ -9,7 +9,7 @@ import {
   LOCALHOST_ORIGIN,
   PRESENCE_TOGGLE,
   pairAtLocalhost,
-  swapAuthenticator,
+  withoutUserVerification,
   virtualAuthenticator,
 } from './support/presence.ts';
 import { startMachine, startRelay, type MockMachine, type Relay } from './support/processes.ts';
@@ -199,8 +199,7 @@ test('E7.1: a full-access dispatch needs presence — from the app it asks the a
   expect(fullDispatches()).toHaveLength(1);
   expect(fullDispatches()[0]!.message.presence).toBeDefined();
 
-  authenticatorId = await swapAuthenticator(cdp, authenticatorId, { uv: false });
-  try {
+  authenticatorId = await withoutUserVerification(cdp, authenticatorId, async () => {
     await dispatchFull();
     await expect(
       page.getByText(
@@ -216,9 +215,7 @@ test('E7.1: a full-access dispatch needs presence — from the app it asks the a
         m.ok === false &&
         m.reason === 'presence-invalid',
     );
-  } finally {
-    authenticatorId = await swapAuthenticator(cdp, authenticatorId, { uv: true });
-  }
+  });
 });
 
 test("E7.3: a revoked phone's credential is refused with phone-revoked, even sent by a phone that is not revoked", async () => {

@@ -6,6 +6,8 @@ import { APP_PORT } from '../../playwright.config.ts';
 import { expect } from './fixtures.ts';
 
 export const LOCALHOST_ORIGIN = `http://localhost:${APP_PORT}`;
+/** The RP ID the app registers its credentials under on that origin. */
+export const RP_ID = 'localhost';
 
 /** A platform authenticator; `uv: false` is one that cannot verify the user at all. */
 async function addAuthenticator(cdp: CDPSession, o: { uv: boolean }) {
@@ -31,14 +33,53 @@ export async function virtualAuthenticator(cdp: CDPSession) {
 /**
  * Moves this phone's credentials (keys and counters) onto a new authenticator with or without
  * user verification: the same credential then signs without the UV flag, or with it again.
+ * The RP ID is set from what the app registered under, not read back: Chromium 150 returns
+ * credentials from `getCredentials` without `rpId` and then refuses them in `addCredential`.
  */
 export async function swapAuthenticator(cdp: CDPSession, from: string, o: { uv: boolean }) {
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId: from });
   await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: from });
   const authenticatorId = await addAuthenticator(cdp, o);
   for (const credential of credentials)
-    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
+    await cdp.send('WebAuthn.addCredential', {
+      authenticatorId,
+      credential: { ...credential, rpId: RP_ID },
+    });
   return authenticatorId;
+}
+
+/**
+ * Runs `body` with this phone's credentials on an authenticator without user verification, then
+ * moves them back. A failure of `body` is the one reported: a failing move back is attached to
+ * it, never put in its place.
+ */
+export async function withoutUserVerification(
+  cdp: CDPSession,
+  authenticatorId: string,
+  body: () => Promise<void>,
+): Promise<string> {
+  const unverified = await swapAuthenticator(cdp, authenticatorId, { uv: false });
+  let failure: unknown = undefined;
+  try {
+    await body();
+  } catch (error) {
+    failure = error;
+  }
+  let restored: string;
+  try {
+    restored = await swapAuthenticator(cdp, unverified, { uv: true });
+  } catch (cleanup) {
+    if (failure === undefined) throw cleanup;
+    throw new AggregateError(
+      [failure, cleanup],
+      `${String(failure)} (and then: ${String(cleanup)})`,
+      {
+        cause: failure,
+      },
+    );
+  }
+  if (failure !== undefined) throw failure;
+  return restored;
 }
 
 /** Pairs the app on `localhost` through the paste box; returns when the machine screen shows. */
