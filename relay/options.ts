@@ -155,6 +155,12 @@ export const OPTIONS = {
     help: 'WebSocket ping interval: each socket is pinged once per interval',
     over: 'a socket that has not answered the previous ping is terminated',
   }),
+  pingSlices: int({
+    flag: 'ping-slices',
+    env: 'RELAY_PING_SLICES',
+    default: 100,
+    help: 'the ping sweep is split into this many slices, one every interval / slices ms, so each socket is still pinged once per interval but never all in one turn (P10); 1 pings every socket at the same moment',
+  }),
   maxRoomsPerSocket: int({
     flag: 'max-rooms-per-socket',
     env: 'RELAY_MAX_ROOMS_PER_SOCKET',
@@ -180,8 +186,8 @@ export const OPTIONS = {
     flag: 'max-connections-per-ip',
     env: 'RELAY_MAX_CONNECTIONS_PER_IP',
     default: 32,
-    help: 'open sockets per client IP (IPv6: per /64)',
-    over: '`limit`, close 1008',
+    help: 'open sockets per client IP (IPv6: per /64), counted from the TCP accept on (P8; with `--trust-proxy` from the request headers on)',
+    over: 'the first socket over the cap is upgraded and told `limit`, close 1008; any further one is closed at accept (P8)',
   }),
   maxConnections: int({
     flag: 'max-connections',
@@ -189,6 +195,13 @@ export const OPTIONS = {
     default: 10_000,
     help: 'WebSocket connections in total',
     over: 'the upgrade is answered `503`',
+  }),
+  maxHandshakes: int({
+    flag: 'max-handshakes',
+    env: 'RELAY_MAX_HANDSHAKES',
+    default: 1_024,
+    help: "accepted sockets whose first request's headers have not all arrived yet, in total (P8): slow clients from many addresses cannot take every descriptor",
+    over: 'a new socket is closed at accept',
   }),
   msgRatePerSec: int({
     flag: 'msg-rate-per-sec',
@@ -271,7 +284,7 @@ export const OPTIONS = {
     flag: 'headers-timeout-ms',
     env: 'RELAY_HEADERS_TIMEOUT_MS',
     default: 10_000,
-    help: "HTTP request headers must arrive within this (slowloris; Node's HTTP server enforces it)",
+    help: "an HTTP request's headers must arrive within this; for a connection's first request (the WebSocket upgrade too) counted from the TCP accept, so a socket that sends nothing is closed as well (slowloris, P8; Node's HTTP server enforces it, checking every quarter of this)",
     over: '`408`, connection closed',
   }),
   requestTimeoutMs: int({
@@ -280,6 +293,13 @@ export const OPTIONS = {
     default: 15_000,
     help: "a whole HTTP request must arrive within this (Node's HTTP server enforces it)",
     over: 'as above',
+  }),
+  keepAliveTimeoutMs: int({
+    flag: 'keep-alive-timeout-ms',
+    env: 'RELAY_KEEP_ALIVE_TIMEOUT_MS',
+    default: 5_000,
+    help: "an HTTP connection idle between requests is closed after this (P8; Node's HTTP server enforces it)",
+    over: 'the connection is closed',
   }),
   maxBufferedBytes: int({
     flag: 'max-buffered-bytes',
