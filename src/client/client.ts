@@ -32,7 +32,9 @@ import {
   type NetworkState,
   type RelayNotice,
 } from './client-types.ts';
+import { PUSH_ACTIVITY_KEY } from '../../page-worker/store-layout.ts';
 import { makeDrafts } from './drafts.ts';
+import type { Kv } from './kv.ts';
 import { extensionsOf, respondExtras, type ApprovalChoice } from './extensions.ts';
 import { openFrame, settle } from './incoming.ts';
 import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
@@ -61,6 +63,14 @@ export const SNAPSHOT_WAIT_MS = 5_000;
 
 // The phone's one client: the paired rooms, one connection per relay URL, the views of every
 // machine, the outbox. Components read `state()` and call the actions; nothing here touches the DOM.
+/** F4: the worker's last-push record for a forgotten machine (page-worker/store-layout.ts). */
+async function forgetPushActivity(kv: Kv, roomId: string): Promise<void> {
+  const activity = await kv.get<Record<string, unknown>>(PUSH_ACTIVITY_KEY);
+  if (!activity || !(roomId in activity)) return;
+  const { [roomId]: _gone, ...rest } = activity;
+  await kv.set(PUSH_ACTIVITY_KEY, rest);
+}
+
 export function makeClient(deps: ClientDeps) {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
@@ -575,7 +585,15 @@ export function makeClient(deps: ClientDeps) {
       const c = connections.get(room.paired.relay);
       if (endpoint) c?.send({ kind: 'push-unsubscribe', room: roomId, endpoint });
       await pairings.forget(roomId);
+      // F4: nothing of the machine stays on the phone — its secret (above), cards, transcripts
+      // cache and queued actions (dropRoom), its prompt and reply drafts, a "removed" notice, the
+      // worker's last-push record and the push client's state for its room.
+      if (pairings.removed().some((r) => r.roomId === roomId))
+        await pairings.dismissRemoved(roomId);
       dropRoom(roomId);
+      drafts.forgetRoom(roomId);
+      await forgetPushActivity(deps.kv, roomId);
+      await deps.onForgotten?.(roomId);
       // The relay has no "leave": a fresh socket joins only the rooms still paired.
       if (roomsOf(room.paired.relay).length === 0) closeRelay(room.paired.relay);
       else c?.restart();
