@@ -2,7 +2,7 @@ import { defineConfig, type Plugin } from 'vite';
 import solid from 'vite-plugin-solid';
 import { VitePWA } from 'vite-plugin-pwa';
 import pkg from './package.json' with { type: 'json' };
-import { LOOPBACK_HEADERS, META_CSP } from './scripts/security-headers.ts';
+import { LOOPBACK_HEADERS, META_CSP, OTHER_HEADERS } from './scripts/security-headers.ts';
 
 /** P2: the content policy as a meta tag in the built index.html, first in <head> so it covers
  * every tag after it (for hosts that cannot set headers). Build only: the dev server injects
@@ -78,5 +78,7 @@ export default defineConfig({
   build: { target: 'es2022', sourcemap: false, manifest: true },
   // P2: `vite preview` (npm start, the e2e suite) sends the demo's policy on every response.
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: LOOPBACK_HEADERS },
-  server: { host: '127.0.0.1', port: 5173 },
+  // The dev server sends the other headers (F5: COOP included) but no CSP: its hot reload injects
+  // styles inline, which the policy forbids.
+  server: { host: '127.0.0.1', port: 5173, headers: OTHER_HEADERS },
 });

@@ -34,6 +34,9 @@ const client = makeClient({
   pushEndpoint: () => push?.endpoint(),
   // E6: after a room.rotate the old room's subscription goes once this has finished.
   onJoined: (roomId) => pushReady.then((p) => p?.onJoined(roomId)),
+  // F4: the push client's state for a forgotten room (if it has not loaded yet, its start drops
+  // what belongs to rooms no longer paired).
+  onForgotten: (roomId) => push?.forgetStored(roomId),
   phoneName: () => deviceName(navigator.userAgent),
   authenticator: makeBrowserAuthenticator(location),
 });

@@ -65,6 +65,8 @@ export type ClientDeps = {
   pushEndpoint?: () => string | undefined;
   /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
   onJoined?: (roomId: string) => unknown;
+  /** F4: a machine was forgotten; what the push client keeps for its room goes too. */
+  onForgotten?: (roomId: string) => Promise<void> | void;
   /** E6: the name a new pairing gives this phone ("Pixel 8 · Chrome", phone-identity.ts). */
   phoneName?: () => string;
   /** E7: the platform authenticator (webauthn.ts); absent = presence cannot be turned on. */

@@ -8,7 +8,9 @@ import {
   type NetworkState,
 } from './client-types.ts';
 import { makeDecisions } from './decisions.ts';
+import { PUSH_ACTIVITY_KEY } from '../../page-worker/store-layout.ts';
 import { makeDrafts } from './drafts.ts';
+import type { Kv } from './kv.ts';
 import { makeIdentity } from './identity.ts';
 import { emptyView, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import { loadCachedView, makeViewCache } from './offline-cache.ts';
@@ -28,6 +30,14 @@ export { SNAPSHOT_WAIT_MS } from './decisions.ts';
 // DOM. This function only wires the parts: the relay/room link (room-link.ts), the view store
 // (view-store.ts), decisions and the outbox (decisions.ts, actions.ts), this phone's identity
 // and presence (identity.ts), room moves (room-moves.ts) and what arrives (room-events.ts).
+/** F4: the worker's last-push record for a forgotten machine (page-worker/store-layout.ts). */
+async function forgetPushActivity(kv: Kv, roomId: string): Promise<void> {
+  const activity = await kv.get<Record<string, unknown>>(PUSH_ACTIVITY_KEY);
+  if (!activity || !(roomId in activity)) return;
+  const { [roomId]: _gone, ...rest } = activity;
+  await kv.set(PUSH_ACTIVITY_KEY, rest);
+}
+
 export function makeClient(deps: ClientDeps) {
   const now = deps.now ?? Date.now;
   const uuid = deps.uuid ?? (() => crypto.randomUUID());
@@ -198,7 +208,15 @@ export function makeClient(deps: ClientDeps) {
       const c = link.connection(room.paired.relay);
       link.pushUnsubscribe(room.paired.relay, roomId, deps.pushEndpoint?.());
       await pairings.forget(roomId);
+      // F4: nothing of the machine stays on the phone — its secret (above), cards, transcripts
+      // cache and queued actions (dropRoom), its prompt and reply drafts, a "removed" notice, the
+      // worker's last-push record and the push client's state for its room.
+      if (pairings.removed().some((r) => r.roomId === roomId))
+        await pairings.dismissRemoved(roomId);
       dropRoom(roomId);
+      drafts.forgetRoom(roomId);
+      await forgetPushActivity(deps.kv, roomId);
+      await deps.onForgotten?.(roomId);
       // The relay has no "leave": a fresh socket joins only the rooms still paired.
       if (link.roomsOf(room.paired.relay).length === 0) link.closeRelay(room.paired.relay);
       else c?.restart();

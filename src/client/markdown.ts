@@ -1,4 +1,5 @@
 import { Lexer, type Token, type Tokens } from 'marked';
+import { limitNesting } from './markdown-depth.ts';
 
 // U3.2: the agent's Markdown, read safely. marked (a small, well-kept CommonMark/GFM parser) is
 // used only as a lexer: its tokens are turned into the small tree below, which Solid renders as
@@ -160,5 +161,6 @@ function blocks(tokens: readonly Token[]): Block[] {
 
 /** GFM, with single line breaks kept as breaks (agents and command output rely on them). */
 export function parseMarkdown(src: string): Block[] {
-  return blocks(Lexer.lex(src, { gfm: true, breaks: true }));
+  // F1: no line opens more than MAX_NESTING quotes and lists (markdown-depth.ts).
+  return blocks(Lexer.lex(limitNesting(src), { gfm: true, breaks: true }));
 }
