@@ -91,12 +91,13 @@ export function makeMachineHandle(deps: {
       return s.sessionId;
     },
     raiseApproval(fields) {
-      // Scripted events name no tool a rule could be made for: once only, never editable.
+      // Scripted events name no tool a rule could be made for: once only, never editable, and
+      // so risky (E11 `other`: the machine cannot say what they would do).
       const { approval, outcome } = pending.openApproval(
         sessionFor(fields.sessionId),
         clampApprovalTitle(fields.title),
         clampDetail(fields.detail),
-        { tool: fields.tool ?? 'script' },
+        { tool: fields.tool ?? 'script', risk: { reason: 'other' } },
       );
       return { approvalId: approval.approvalId, outcome: outcome.then((o) => o.resolution) };
     },

@@ -96,6 +96,23 @@ export type ApprovalScope = Member<typeof APPROVAL_SCOPES>;
 export const RULE_SCOPES = { session: 'session', always: 'always' } as const;
 export type RuleScope = Member<typeof RULE_SCOPES>;
 
+/**
+ * E11: why the machine classes an approval as risky (`approval.request.risk.reason`): no rule is
+ * offered for it, and under `--require-presence risky` its allow needs presence. The parser also
+ * reads codes it does not know (a newer machine's); the app shows those as "risky".
+ */
+export const RISK_REASONS = {
+  'recursive-delete': 'recursive-delete',
+  network: 'network',
+  'outside-folder': 'outside-folder',
+  'runs-another-program': 'runs-another-program',
+  'not-simple': 'not-simple',
+  'full-access': 'full-access',
+  'force-push': 'force-push',
+  other: 'other',
+} as const;
+export type RiskReason = Member<typeof RISK_REASONS>;
+
 /** E7: `capabilities.presence` — which approvals need verified presence. Absent = none. */
 export const PRESENCE_REQUIREMENTS = { risky: 'risky', all: 'all' } as const;
 export type PresenceRequirement = Member<typeof PRESENCE_REQUIREMENTS>;

@@ -19,6 +19,7 @@ import {
   type Fields,
 } from './check.ts';
 import type {
+  ApprovalRisk,
   ApprovalRule,
   DecidedBy,
   Editable,
@@ -38,6 +39,7 @@ import {
   MAX_PATH_CHARS,
   MAX_PHONE_NAME_CHARS,
   MAX_PUBLIC_KEY_BYTES,
+  MAX_RISK_REASON_CHARS,
   MAX_RP_ID_CHARS,
   MAX_RULE_KEY_CHARS,
   MAX_SIGNATURE_BYTES,
@@ -107,6 +109,21 @@ export function ruleEntry(v: unknown): RuleEntry {
     createdAt: int(o, 'createdAt'),
     uses: int(o, 'uses'),
   });
+}
+
+/** A code as every `reason` is spelled: lower-case words joined by `-`. */
+const RISK_CODE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * E11: `approval.request.risk`. A code this library does not know is read as sent (a newer
+ * machine's; the app shows it as "risky"); a malformed one makes the request invalid.
+ */
+export function approvalRisk(v: unknown): ApprovalRisk {
+  const o = obj(v, 'risk');
+  const reason = text(o, 'reason', { chars: MAX_RISK_REASON_CHARS });
+  if (!RISK_CODE.test(reason))
+    throw new Invalid('reason must be a code: lower-case words joined by -');
+  return { reason };
 }
 
 /** E3: the command (or other text) the phone may change. The value is never clamped. */

@@ -49,6 +49,12 @@ export type RuleEntry = {
 /** E3: the part of a request the phone may change before allowing, e.g. the command line. */
 export type Editable = { label: string; value: string };
 
+/**
+ * E11: why the machine classes this approval as risky. `reason` is a code: one of `RISK_REASONS`
+ * from this machine, any other well-formed code from a newer one (shown as "risky").
+ */
+export type ApprovalRisk = { reason: string };
+
 /** E7: a WebAuthn assertion, every field base64url as the browser gives it. */
 export type PresenceAssertion = {
   credentialId: string;

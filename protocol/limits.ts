@@ -43,6 +43,8 @@ export const MAX_RULES = 256;
 export const MAX_EDITABLE_BYTES = 4 * 1024;
 /** E3: `editable.label`, shown above the edit field. */
 export const MAX_EDITABLE_LABEL_CHARS = 80;
+/** E11: `approval.request.risk.reason`, a code (like every `reason`); never clamped. */
+export const MAX_RISK_REASON_CHARS = 64;
 /** E5: the compact push's `what`. */
 export const MAX_PUSH_WHAT_CHARS = 160;
 /** E6: a phone's readable name ("Pixel 8 · Chrome"), like a machine name. */

@@ -2,6 +2,7 @@
 // extensions E1–E7).
 import { APPROVAL_RESOLUTIONS, QUESTION_RESOLUTIONS } from './closed-sets.ts';
 import {
+  approvalRisk,
   approvalRule,
   base64Field,
   boxKey,
@@ -97,6 +98,7 @@ export const MACHINE_PARSERS: {
       rule: o.rule === undefined ? undefined : approvalRule(o.rule),
       editable: o.editable === undefined ? undefined : editable(o.editable),
       presence: optTrue(o, 'presence'),
+      risk: o.risk === undefined ? undefined : approvalRisk(o.risk),
     }),
   'approval.closed': (o) =>
     defined({

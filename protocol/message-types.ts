@@ -10,6 +10,7 @@ import type {
   TranscriptRole,
 } from './closed-sets.ts';
 import type {
+  ApprovalRisk,
   ApprovalRule,
   Capabilities,
   DecidedBy,
@@ -106,6 +107,8 @@ export type ApprovalRequest = Base<'approval.request'> & {
   editable?: Editable;
   /** E7: an allow needs verified presence. */
   presence?: true;
+  /** E11: the machine classes this request as risky (it offers no rule), and says why. */
+  risk?: ApprovalRisk;
 };
 export type ApprovalClosed = Base<'approval.closed'> & {
   approvalId: string;
