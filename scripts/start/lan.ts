@@ -61,8 +61,8 @@ export function caSteps(fingerprint: string): string[] {
     '  iPhone:  open it in Safari, Allow → Settings → General → VPN & Device Management → install the',
     '           profile; then General → About → Certificate Trust Settings → turn on full trust for it.',
     `  Its SHA-256 fingerprint (compare on the phone): ${fingerprint}`,
-    '  Remove it when you are done (same screens). Whoever holds .data/caddy can impersonate sites',
-    '  to a phone that trusts it: keep that folder private.',
+    '  Remove it when you are done (same screens). It vouches for this address only (F2), yet',
+    '  whoever holds .data/caddy can impersonate this address to that phone: keep that folder private.',
   ];
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMarkdown, type Block } from './markdown.ts';
-import { MAX_NESTING, limitNesting } from './markdown-depth.ts';
+import { MAX_EMPHASIS_DELIMITERS, MAX_NESTING, limitNesting } from './markdown-depth.ts';
 
 // F1: no line opens more than MAX_NESTING quotes and lists; the deeper levels are plain text.
 
@@ -67,5 +67,46 @@ describe('F1: hostile nesting cannot overflow the Markdown renderer', () => {
     const src = ['- a', '  ```', oneLine('>')].join('\n');
     expect(() => parseMarkdown(src)).not.toThrow();
     expect(depth(parseMarkdown(src))).toBeLessThanOrEqual(MAX_NESTING);
+  });
+
+  it.each([
+    ['stars around a word', `${'*'.repeat(SIZE_BYTES / 2 - 1)}a${'*'.repeat(SIZE_BYTES / 2 - 1)}`],
+    [
+      'underscores around a word',
+      `${'_'.repeat(SIZE_BYTES / 2 - 1)}a${'_'.repeat(SIZE_BYTES / 2 - 1)}`,
+    ],
+    ['openers then closers', `${'*a '.repeat(SIZE_BYTES / 6)}${'a* '.repeat(SIZE_BYTES / 6)}`],
+    [
+      'openers then closers over lines',
+      `${'**a\n'.repeat(SIZE_BYTES / 8)}${'a**\n'.repeat(SIZE_BYTES / 8)}`,
+    ],
+  ])(
+    'F1: 64 KiB of nested emphasis (%s) parses without throwing and reads as its text',
+    (_n, src) => {
+      const blocks = parseMarkdown(src);
+      const shown = text(blocks);
+      // Every delimiter is still there to read, as emphasis or as text.
+      const delimiters = (x: string) => x.replace(/[^*_]/g, '').length;
+      expect(delimiters(shown)).toBeGreaterThanOrEqual(delimiters(src) - MAX_EMPHASIS_DELIMITERS);
+      expect(shown).not.toMatch(/[\uE000\uE001]/);
+    },
+  );
+
+  it('F1: emphasis within the limit is untouched; list markers, code spans and escapes do not count', () => {
+    const bold = Array.from({ length: MAX_EMPHASIS_DELIMITERS / 4 }, (_, i) => `**w${i}**`).join(
+      ' ',
+    );
+    expect(limitNesting(bold)).toBe(bold);
+    const list = Array.from({ length: 40 }, (_, i) => `* item ${i}`).join('\n');
+    expect(limitNesting(list)).toBe(list);
+    const code = `${bold} \`a*b_c*\` \\* done`;
+    expect(limitNesting(code)).toBe(code);
+    // A new paragraph has its own allowance.
+    expect(limitNesting(`${bold}\n\n${bold}`)).toBe(`${bold}\n\n${bold}`);
+    // Past it, the delimiters are plain text that reads the same.
+    const over = `${bold} *more*`;
+    expect(limitNesting(over)).not.toBe(over);
+    const blocks = parseMarkdown(over);
+    expect(text(blocks)).toContain('*more*');
   });
 });

@@ -9,7 +9,8 @@
 // repeating its `>`, and inside a nested list item only by its indentation (a nested item needs
 // at least two more columns than its parent) — a lazy continuation line opens nothing.
 // So each `>` or list marker counts one, and every two columns of indentation count one; and a
-// line carries at most MAX_LIST_MARKERS_PER_LINE list markers.
+// line carries at most MAX_LIST_MARKERS_PER_LINE list markers. Emphasis nests too: a paragraph
+// carries at most MAX_EMPHASIS_DELIMITERS of `*` and `_`.
 
 /** Containers a line may open: beyond what agents write, small enough for marked's recursion
  * (src/client/bench/markdown.ts: 16 took twice the CPU on the staircases). */
@@ -18,7 +19,23 @@ export const MAX_NESTING = 8;
 /** List markers one line may carry (`- - x` is a list in a list): marked's cost is per list item,
  * and lines of eight markers each cost ten times a flat list of the same size. */
 export const MAX_LIST_MARKERS_PER_LINE = 2;
+/**
+ * Emphasis delimiters (`*`, `_`) one paragraph may carry. marked nests emphasis by recursion too:
+ * 32 KiB of `*` around a word overflowed the stack, and `*a *a … a* a*` took seconds before it
+ * did, and each opener left unclosed rescans the rest of the paragraph. 16 bold words a paragraph;
+ * past them the delimiters read the same, as plain text.
+ */
+export const MAX_EMPHASIS_DELIMITERS = 32;
 const TAB_COLUMNS = 4;
+/** Private-use characters: no text means anything by them (one in the agent's text reads as its
+ * delimiter). */
+const STAR = '\uE000';
+const UNDERSCORE = '\uE001';
+const STAND_IN = /[\uE000\uE001]/g;
+
+/** Text out of marked with the stand-ins of limitEmphasis turned back into `*` and `_`. */
+export const restoreDelimiters = (text: string) =>
+  text.replace(STAND_IN, (c) => (c === STAR ? '*' : '_'));
 /** `- `, `+ `, `* `, `1. `, `1) ` (a marker needs a space, a tab or the end of the line after it). */
 const LIST_MARKER = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)/;
 /** A thematic break (`- - -`, `***`): not a list however many dashes. */
@@ -29,9 +46,12 @@ const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const TOP_FENCE = /^(`{3,}|~{3,})/;
 const CLOSING_FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
-/** The line with the marker that would open container MAX_NESTING + 1 escaped, or unchanged. */
-function limitLine(line: string): string {
-  if (THEMATIC_BREAK.test(line)) return line;
+/**
+ * The line with the marker that would open container MAX_NESTING + 1 escaped, or unchanged; and
+ * where its inline text starts (after the container markers).
+ */
+function limitLine(line: string): { line: string; text: number } {
+  if (THEMATIC_BREAK.test(line)) return { line, text: line.length };
   let units = 0;
   let columns = 0;
   let listMarkers = 0;
@@ -44,27 +64,61 @@ function limitLine(line: string): string {
       continue;
     }
     const marker = c === '>' ? '>' : LIST_MARKER.exec(line.slice(i, i + 11))?.[0];
-    if (marker === undefined) return line;
+    if (marker === undefined) return { line, text: i };
     units += 1 + Math.floor(columns / 2);
     columns = 0;
     if (marker !== '>') listMarkers++;
     // The marker's punctuation is escaped (`\>`, `\-`, `1\.`): a backslash before a digit would show.
     const at = i + marker.length - 1;
     if (units > MAX_NESTING || listMarkers > MAX_LIST_MARKERS_PER_LINE)
-      return `${line.slice(0, at)}\\${line.slice(at)}`;
+      return { line: `${line.slice(0, at)}\\${line.slice(at)}`, text: at };
     i += marker.length;
     // The one space that belongs to the marker is not indentation.
     if (line[i] === ' ') i++;
   }
-  return line;
+  return { line, text: i };
 }
 
-/** The source with no line opening more than MAX_NESTING quotes and lists. */
+/**
+ * The line's emphasis delimiters (`*`, `_`) from `from` on, past what is `left` of the
+ * paragraph's MAX_EMPHASIS_DELIMITERS, replaced by stand-ins that marked treats as plain text
+ * and restoreDelimiters turns back. (Not `\\*`: marked makes a token of every escape; not `&#42;`:
+ * its GFM e-mail lookahead rescans a run of those at every position — both took hundreds of ms.)
+ * Backslash escapes and code spans (a backtick run up to the same run on the line) are skipped.
+ */
+function limitEmphasis(line: string, from: number, budget: { left: number }): string {
+  let out = '';
+  let last = 0;
+  for (let i = from; i < line.length; i++) {
+    const c = line[i];
+    if (c === '\\') {
+      i++;
+    } else if (c === '`') {
+      let j = i;
+      while (line[j] === '`') j++;
+      const end = line.indexOf(line.slice(i, j), j);
+      i = end === -1 ? j - 1 : end + (j - i) - 1;
+    } else if (c === '*' || c === '_') {
+      if (budget.left > 0) budget.left--;
+      else {
+        out += `${line.slice(last, i)}${c === '*' ? STAR : UNDERSCORE}`;
+        last = i + 1;
+      }
+    }
+  }
+  return last === 0 && out === '' ? line : out + line.slice(last);
+}
+
+/** The source with no line opening more than MAX_NESTING quotes and lists, and no paragraph
+ * carrying more than MAX_EMPHASIS_DELIMITERS emphasis delimiters. */
 export function limitNesting(src: string): string {
   const lines = src.split('\n');
   let fence: string | null = null;
+  let budget = { left: MAX_EMPHASIS_DELIMITERS };
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
+    // A blank line ends the paragraph (and its emphasis).
+    if (/^[ \t]*$/.test(line)) budget = { left: MAX_EMPHASIS_DELIMITERS };
     if (fence !== null) {
       // A closing fence: the same character, at least as long, nothing after it.
       const close = CLOSING_FENCE.exec(line)?.[1];
@@ -76,7 +130,8 @@ export function limitNesting(src: string): string {
       fence = open;
       continue;
     }
-    lines[n] = limitLine(line);
+    const limited = limitLine(line);
+    lines[n] = limitEmphasis(limited.line, limited.text, budget);
   }
   return lines.join('\n');
 }

@@ -35,6 +35,7 @@ function staircase(step: number, marker: string, period = Infinity): string {
 const BASELINES: Record<string, string> = {
   'baseline: plain paragraphs': lines('a plain sentence of about forty characters.\n'),
   'baseline: a flat list': lines('- a list item of about thirty chars'),
+  'baseline: one paragraph of 2-letter lines': lines('ab'),
 };
 const HOSTILE: Record<string, string> = {
   'quotes >>>… on one line': oneLine('>'),
@@ -49,6 +50,9 @@ const HOSTILE: Record<string, string> = {
   'staircases 16 deep, again and again': staircase(2, '- ', 16),
   'lines of 16 quotes': lines(`${'> '.repeat(16)}x`),
   'lines of 16 nested list markers': lines(`${'- '.repeat(16)}x`),
+  'emphasis ***…a***… (nested)': `${'*'.repeat(SIZE_BYTES / 2 - 1)}a${'*'.repeat(SIZE_BYTES / 2 - 1)}`,
+  'emphasis "*a *a … a* a*"': `${'*a '.repeat(SIZE_BYTES / 6)}${'a* '.repeat(SIZE_BYTES / 6)}`,
+  'emphasis over lines, one paragraph': `${'*a\n'.repeat(SIZE_BYTES / 6)}${'a*\n'.repeat(SIZE_BYTES / 6)}`,
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -100,5 +104,6 @@ const show = (name: string, r: ReturnType<typeof time>, unlimitedResult?: string
   console.log(`${name.padEnd(42)} ${cells.padEnd(36)}${tail}`);
 };
 show('baseline: plain paragraphs', base);
-show('baseline: a flat list', time(BASELINES['baseline: a flat list']!));
+for (const name of ['baseline: a flat list', 'baseline: one paragraph of 2-letter lines'])
+  show(name, time(BASELINES[name]!));
 for (const [name, src] of Object.entries(HOSTILE)) show(name, time(src), unlimited(src));
