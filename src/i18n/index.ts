@@ -7,27 +7,41 @@ export const LOCALES = { en: 'en', zh: 'zh-CN' } as const satisfies Record<Langu
 export type Locale = (typeof LOCALES)[keyof typeof LOCALES];
 export type Dictionary = Record<MessageKey, string>;
 
-// English for the first screen is in the first chunk; the English of the other screens and other
-// languages are lazy chunks loaded before first use (size budget, A8). The i18n test imports
-// every dictionary directly.
+// English for the first screen is in the first chunk; every language's strings of the other
+// screens, and other languages, are lazy chunks loaded before first use (size budget, A8): a
+// language's first part before the first paint (loadLocale), the screens' part of every loaded
+// language with the first screen after the Inbox (loadScreenStrings), and from then on with the
+// language itself. The i18n test imports every dictionary whole.
 const english: Partial<Dictionary> = { ...enFirst };
-const loaders: Record<Locale, () => Promise<Partial<Dictionary>>> = {
+const firstParts: Record<Locale, () => Promise<Partial<Dictionary>>> = {
   en: () => Promise.resolve(english),
-  'zh-CN': () => import('./zh.ts').then((m) => m.zh),
+  'zh-CN': () => import('./zh-first.ts').then((m) => ({ ...m.zhFirst })),
+};
+const screenParts: Record<Locale, () => Promise<Partial<Dictionary>>> = {
+  en: () => import('./en-screens.ts').then((m) => m.enScreens),
+  'zh-CN': () => import('./zh-screens.ts').then((m) => m.zhScreens),
 };
 const loaded: Partial<Record<Locale, Partial<Dictionary>>> = { en: english };
+const loading: Partial<Record<Locale, Promise<void>>> = { en: Promise.resolve() };
+const screensLoading: Partial<Record<Locale, Promise<void>>> = {};
+let screensWanted = false;
+
+const loadScreensOf = (locale: Locale): Promise<void> =>
+  (screensLoading[locale] ??= screenParts[locale]().then((part) => {
+    Object.assign(loaded[locale]!, part);
+  }));
 
 export async function loadLocale(locale: Locale): Promise<void> {
-  loaded[locale] ??= await loaders[locale]();
+  await (loading[locale] ??= firstParts[locale]().then((part) => {
+    loaded[locale] = part;
+  }));
+  if (screensWanted) await loadScreensOf(locale);
 }
 
-let screens: Promise<void> | null = null;
-/** A8: the English strings of the screens after the first (App.tsx loads them with each screen). */
-export function loadScreenStrings(): Promise<void> {
-  screens ??= import('./en-screens.ts').then((m) => {
-    Object.assign(english, m.enScreens);
-  });
-  return screens;
+/** A8: the strings of the screens after the first (App.tsx loads them with each screen). */
+export async function loadScreenStrings(): Promise<void> {
+  screensWanted = true;
+  await Promise.all((Object.keys(loaded) as Locale[]).map(loadScreensOf));
 }
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体中文' };
 
