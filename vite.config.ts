@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import solid from 'vite-plugin-solid';
 import { VitePWA } from 'vite-plugin-pwa';
@@ -19,12 +20,26 @@ const metaCsp = (): Plugin => ({
   ],
 });
 
+/** A8: protocol/'s tweetnacl, for the app, is src/client/nacl-on-demand.ts, which loads the library
+ * as a lazy chunk (the first screen needs no crypto). Only imports from protocol/ are redirected:
+ * the shim's own import of 'tweetnacl/nacl-fast.js' and the service worker's build are not. */
+const NACL_ON_DEMAND = fileURLToPath(new URL('./src/client/nacl-on-demand.ts', import.meta.url));
+const naclOnDemand = (): Plugin => ({
+  name: 'dsh-nacl-on-demand',
+  enforce: 'pre',
+  resolveId(id, importer) {
+    if (id === 'tweetnacl' && importer?.includes('/protocol/')) return NACL_ON_DEMAND;
+    return null;
+  },
+});
+
 // The app is served from one origin everywhere (http://127.0.0.1:4173): `localhost` would be a
 // different origin with its own service worker and IndexedDB.
 export default defineConfig({
   plugins: [
     solid(),
     metaCsp(),
+    naclOnDemand(),
     VitePWA({
       // Our own worker (sw/sw.ts): push, notification actions and the update prompt need code
       // that a generated worker cannot hold. Workbox only injects the precache list into it.

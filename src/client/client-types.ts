@@ -71,6 +71,11 @@ export type ClientDeps = {
   phoneName?: () => string;
   /** E7: the platform authenticator (webauthn.ts); absent = presence cannot be turned on. */
   authenticator?: Authenticator;
+  /**
+   * A8: resolves once the crypto library is loaded (nacl-on-demand.ts, a lazy chunk in the app);
+   * start() and pair() wait for it before any key is derived. Absent = already there.
+   */
+  loadCrypto?: () => Promise<void>;
 };
 
 export type DispatchInput = {

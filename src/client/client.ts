@@ -164,6 +164,7 @@ export function makeClient(deps: ClientDeps) {
         outbox.load(),
         drafts.load(),
         identity.readCredential(),
+        deps.loadCrypto?.(),
       ]);
       identity.restore(stored);
       // E6: a pairing made before per-phone identities gets its identity now.
@@ -190,6 +191,7 @@ export function makeClient(deps: ClientDeps) {
     subscribe: views.subscribe,
     blocked: decisions.blocked,
     async pair(pairing: Pairing) {
+      if (deps.loadCrypto) await deps.loadCrypto();
       const { paired, replaced } = await pairings.save(pairing, now(), identity.newIdentity());
       for (const old of replaced) dropRoom(old);
       if (pairings.removed().some((r) => r.roomId === paired.roomId))
