@@ -107,13 +107,17 @@ describe('P1/P2: deploy/Caddyfile as Caddy reads it', () => {
     for (const [name, value] of Object.entries(OTHER_HEADERS))
       expect(lanSite[name]).toEqual([value]);
   });
-  it('F3: before an upgrade a client has 10 s to send its headers (the relay\u2019s own cap); idle limits sit above the relay\u2019s 25 s ping', () => {
+  it('F3: before an upgrade a client has 10 s to send its headers (the relay\u2019s own cap); idle limits sit above the relay\u2019s 25 s ping; pooled connections end before the relay\u2019s keep-alive does', () => {
     expect(server.read_header_timeout).toBe(DEFAULT_SETTINGS.headersTimeoutMs * NS_PER_MS);
     expect(server.idle_timeout).toBeGreaterThan(PING_INTERVAL_MS * NS_PER_MS);
     const proxy = all.find((x) => x.h.handler === 'reverse_proxy')!.h as {
-      transport?: { read_timeout?: number };
+      transport?: { read_timeout?: number; keep_alive?: { idle_timeout?: number } };
     };
     expect(proxy.transport?.read_timeout).toBeGreaterThan(PING_INTERVAL_MS * NS_PER_MS);
+    // P8: Caddy lets go of an idle pooled connection before the relay closes it.
+    expect(proxy.transport?.keep_alive?.idle_timeout).toBeLessThan(
+      DEFAULT_SETTINGS.keepAliveTimeoutMs * NS_PER_MS,
+    );
     expect(PING_INTERVAL_MS).toBe(25_000);
   });
   it('P2: hashed assets immutable for a year, everything else (index.html, sw.js, manifest) revalidated', () => {
