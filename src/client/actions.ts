@@ -46,7 +46,9 @@ export function makeActions(options: {
         'approval',
         () => approvalId,
         { type: 'approval.respond', approvalId, decision, ...extras },
-        needsPresence ? identity.presenceFor({ approvalId, decision }) : undefined,
+        needsPresence && approval
+          ? identity.presenceFor({ roomId, approvalId, decision, request: approval, ...extras })
+          : undefined,
       );
     },
     /** E4: only to a machine that announced `interrupt`. */
@@ -85,7 +87,15 @@ export function makeActions(options: {
           ...(input.access === 'full' ? { access: 'full' } : {}),
         },
         dispatchNeedsPresence(views.get(roomId)?.status?.capabilities?.presence, input.access)
-          ? identity.presenceFor({ dispatch: true })
+          ? identity.presenceFor({
+              roomId,
+              dispatch: {
+                prompt: input.prompt,
+                worktree: input.worktree,
+                ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+                access: 'full',
+              },
+            })
           : undefined,
       ),
     /**

@@ -143,6 +143,7 @@ export const en = {
   'pairing.unsupported-version': 'This pairing code is from an unsupported version of dsh.',
   'pairing.bad-relay-url': 'The relay address in this code is not valid.',
   'pairing.bad-secret': 'The secret in this code is not valid (it must be 32 bytes).',
+  'pairing.bad-box-key': 'The machine key in this code is not valid (it must be 32 bytes).',
   'pairing.bad-machine-name': 'The machine name in this code is not valid.',
   'pairing.too-long': 'This code is too long to be a pairing code.',
   'pairing.not-a-pairing-link': 'This link does not contain a pairing code.',
@@ -180,6 +181,10 @@ export const en = {
   'reason.presence-invalid': 'The fingerprint or face check could not be verified. Try again.',
   'reason.phone-revoked': 'This phone was removed from the machine.',
   'reason.interrupted': 'Stopped before it finished.',
+  'reason.identity-required':
+    'The machine only accepts actions this phone signs. Re-pair to protect this machine.',
+  'reason.phone-pending':
+    'This phone waits for the owner to let it in from an approved phone or the desk.',
   'settings.title': 'Settings',
   'settings.language': 'Language',
   'settings.theme': 'Theme',
