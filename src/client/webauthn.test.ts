@@ -10,7 +10,7 @@ import {
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { flush, makeHarness, pairAndJoin, pairingFor } from './test-support/harness.ts';
+import { flush, makeHarness, pairAndJoin, pairingFor, RELAY } from './test-support/harness.ts';
 import {
   challengeOf,
   PRESENCE_CREDENTIAL_KEY,
@@ -57,11 +57,14 @@ async function setup(
   const fake = fakeAuthenticator(options.answer);
   const h = makeHarness({ kv, deps: { authenticator: fake.authenticator, phoneName: () => 'P' } });
   await h.client.start();
-  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('laptop', 5), {
+  // E9: the machine key comes with the code.
+  const machineKey = makeBoxKeyPair().publicKey;
+  const pairing = pairingFor('laptop', 5, RELAY, machineKey);
+  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairing, {
     type: 'machine.status',
     machine: 'laptop',
     pluginVersion: '1',
-    boxKey: encodeBoxKey(makeBoxKeyPair().publicKey),
+    boxKey: encodeBoxKey(machineKey),
     capabilities: {
       fullAccessDispatch: true,
       questionForwarding: false,

@@ -2,7 +2,9 @@ import {
   approvalContentHash,
   decisionChallengeText,
   dispatchContentHash,
+  phoneAuthorityChallengeText,
   type ApprovalScope,
+  type PhoneAuthorityAction,
   dispatchChallengeText,
   toBase64,
   toBase64Url,
@@ -64,10 +66,20 @@ export type PresenceSubject =
       scope?: ApprovalScope;
       edited?: string;
     }
-  | { roomId: string; dispatch: Parameters<typeof dispatchContentHash>[0] };
+  | { roomId: string; dispatch: Parameters<typeof dispatchContentHash>[0] }
+  | { roomId: string; action: PhoneAuthorityAction; target: string };
 
 /** The text an assertion signs for an approval decision or a full-access dispatch (E7, E9). */
 export function presenceText(what: PresenceSubject, requestId: string, ts: number): string | null {
+  if ('action' in what) {
+    return phoneAuthorityChallengeText({
+      roomId: what.roomId,
+      action: what.action,
+      target: what.target,
+      requestId,
+      ts,
+    });
+  }
   if ('dispatch' in what) {
     const content = dispatchContentHash(what.dispatch);
     return dispatchChallengeText({ roomId: what.roomId, requestId, ts, content });

@@ -277,6 +277,21 @@ export const en = {
   'block.edit-blank': 'The edited command is empty: write what should run, or cancel the edit.',
   'block.edit-too-long': 'The edited command is too long (at most 4 KiB).',
   'block.not-offered': 'This machine does not offer that; nothing was sent.',
+  'block.content-conflict':
+    'This request was sent again with different content. Allow is blocked: deny it or decide at the desk.',
+  'approval.conflict':
+    'Warning: this request was sent a second time with different content. Someone may be imitating the machine.',
+  'phones.pending': 'Waiting for approval',
+  'phones.fingerprint': 'Key {fingerprint}',
+  'phones.approve': 'Approve',
+  'phones.approveNamed': 'Approve {name}',
+  'phones.approving': 'Approving…',
+  'phones.approveHint':
+    'Approve only a phone you just paired yourself: its key must match the one the desk printed.',
+  'phones.protect':
+    'Re-pair to protect this machine: this pairing has no machine key, so phones here cannot prove who they are.',
+  'removed.unproven':
+    '{machine} said this phone was removed, but without the machine’s proof. The pairing is kept; check the phone list at the desk.',
   'ext.allowOnce': 'Allow once',
   'ext.allowOnceNamed': 'Allow once: {title}',
   'ext.onceCovers': 'Only this request; the next one asks again.',

@@ -268,6 +268,18 @@ export const zh: Record<MessageKey, string> = {
   'block.edit-blank': '修改后的命令为空：请写出要运行的内容，或取消修改。',
   'block.edit-too-long': '修改后的命令太长（最多 4 KiB）。',
   'block.not-offered': '这台机器不提供此功能；未发送任何内容。',
+  'block.content-conflict': '此请求以不同内容再次发送。已阻止允许：请拒绝，或在终端上决定。',
+  'approval.conflict': '警告：此请求第二次发送时内容不同。可能有人在冒充这台机器。',
+  'phones.pending': '等待批准',
+  'phones.fingerprint': '密钥 {fingerprint}',
+  'phones.approve': '批准',
+  'phones.approveNamed': '批准 {name}',
+  'phones.approving': '正在批准…',
+  'phones.approveHint': '只批准您刚刚亲自配对的手机：其密钥必须与终端打印的一致。',
+  'phones.protect':
+    '请重新配对以保护这台机器：此配对没有机器密钥，因此这里的手机无法证明自己的身份。',
+  'removed.unproven':
+    '{machine} 称此手机已被移除，但没有机器的证明。配对已保留；请在终端查看手机列表。',
   'ext.allowOnce': '允许一次',
   'ext.allowOnceNamed': '允许一次：{title}',
   'ext.onceCovers': '仅此请求；下一次仍会询问。',
