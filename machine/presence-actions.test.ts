@@ -16,7 +16,7 @@ import {
 } from '../protocol/index.ts';
 import type { PresencePolicy } from './presence-gate.ts';
 import { setupActions, TEST_ROOM_ID } from './test-support/actions.ts';
-import { makeSoftAuthenticator, type SoftAuthenticator } from './test-support/webauthn.ts';
+import { makeSoftAuthenticator, type SoftAuthenticator } from '../testkit/webauthn.ts';
 
 // E7 through the machine's action layer (the D11 clock, the replay store and the approvals all
 // real), with a software authenticator holding a real key pair. The app's side of the same

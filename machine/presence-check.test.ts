@@ -7,7 +7,7 @@ import {
 } from '../protocol/index.ts';
 import { readFileSync } from 'node:fs';
 import { challengeFor, checkAssertion } from './presence-check.ts';
-import { keyPairFor, makeSoftAuthenticator } from './test-support/webauthn.ts';
+import { keyPairFor, makeSoftAuthenticator } from '../testkit/webauthn.ts';
 
 // E7.3 with real key pairs made in the test and assertions built byte for byte.
 

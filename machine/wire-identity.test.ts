@@ -23,7 +23,7 @@ import { until } from '../testkit/until.ts';
 import { dispatch, is, relaySuite, rid } from './test-support/relay-suite.ts';
 import { joinWithCode } from './test-support/room-client.ts';
 import type { PhoneIdentity, TestPhone } from './test-support/test-phone.ts';
-import { makeSoftAuthenticator, type SoftAuthenticator } from './test-support/webauthn.ts';
+import { makeSoftAuthenticator, type SoftAuthenticator } from '../testkit/webauthn.ts';
 import type { World } from './test-support/world.ts';
 
 // E9 at the wire: every exploit a copy of the pairing code (a photo of the QR) allowed before E9,
