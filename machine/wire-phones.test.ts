@@ -295,7 +295,10 @@ describe('E6: phones as identities (machine side)', () => {
     // The desk: revoke-phone takes a unique prefix and prints the new pairing code.
     const printed = runDeskLine(w.machine, `revoke-phone ${b.identity!.phoneId.slice(0, 8)}`);
     expect(printed[1]).toBe(`new pairing code: ${w.machine.pairing.code}`);
-    expect(runDeskLine(w.machine, 'phones').join('\n')).toMatch(/REVOKED {2}B /);
+    // E9: the desk shows each phone's state and key fingerprint.
+    expect(runDeskLine(w.machine, 'phones').join('\n')).toMatch(
+      /REVOKED {2}[0-9a-f]{4}(-[0-9a-f]{4}){3} {2}B /,
+    );
     await moved(a);
     const newRoom = w.machine.pairing.roomId;
     // As if the secret file had never been replaced.
