@@ -291,8 +291,6 @@ describe('E9: identity a copied pairing code cannot take over (attacks at the wi
     await o.owner.waitFor((m) => m.type === 'phones' && m.phones.length === 2, 8000);
     expect(o.w.machine.revokePhone(second.identity!.phoneId)).toEqual({ ok: true });
     await o.owner.waitFor(is('room.rotate'), 8000);
-    const oldRoom = parsePairing(o.code);
-    expect(oldRoom.ok).toBe(true);
 
     // The copied code's holder echoes the revoked phone's register in the new room? It holds
     // only the old code: the new room is out of its reach. In the old room the machine answers
@@ -508,7 +506,7 @@ describe('E9: bounded phone tables (the injected clock)', () => {
     const w = await suite.world({ timers });
     const owner = await w.phone({ identity: identity('Owner') });
     await owner.waitFor((m) => m.type === 'phones' && m.phones.length === 1, 8000);
-    const waiting = await w.phone({ identity: identity('Waiting') });
+    await w.phone({ identity: identity('Waiting') });
     const revoked = await w.phone({ identity: identity('Lost') });
     await owner.waitFor((m) => m.type === 'phones' && m.phones.length === 3, 8000);
     expect(w.machine.revokePhone(revoked.identity!.phoneId)).toEqual({ ok: true });
@@ -529,7 +527,6 @@ describe('E9: bounded phone tables (the injected clock)', () => {
     expect(w.machine.phones()).toMatchObject([{ name: 'Owner', state: 'approved' }]);
     await w.restart({ rePair: true, timers: makeManualTimers(timers.now()) });
     expect(w.machine.phones()).toEqual([]);
-    expect(waiting.identity).toBeDefined();
   });
 
   it('E9: the desk lists state and fingerprint, approves a waiting phone and forgets one', async () => {
