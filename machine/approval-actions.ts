@@ -1,4 +1,5 @@
 import {
+  approvalContentHash,
   approvalRespondRefusal,
   decisionChallengeText,
   type ApprovalRefusal,
@@ -42,7 +43,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
   return {
     rulesMessage,
     /** Refusals leave the approval pending: the phone may answer again with a new requestId. */
-    respond(m: ApprovalRespond): MachineMessage[] {
+    respond(m: ApprovalRespond, sender?: string): MachineMessage[] {
       const open = core.pending.approval(m.approvalId);
       const notPending = () => [
         errorMsg(`approval ${m.approvalId} is not pending`, {
@@ -77,8 +78,19 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
               });
       // E7: only an allow of a request that needs presence; a deny never does.
       if (m.decision === 'allow' && core.presence.allowNeedsPresence(open, risk)) {
-        const text = decisionChallengeText(m.approvalId, m.decision, m.requestId, m.ts);
-        const presence = core.presence.check(m.presence, text);
+        // E9: the challenge binds the room and what this machine sent, not what a card showed;
+        // in identity mode the credential must be the (proven) sender's.
+        const text = decisionChallengeText({
+          roomId: core.roomId(),
+          approvalId: m.approvalId,
+          decision: m.decision,
+          requestId: m.requestId,
+          ts: m.ts,
+          content: approvalContentHash(open),
+          ...(m.scope !== undefined ? { scope: m.scope } : {}),
+          ...(m.edited !== undefined ? { edited: m.edited } : {}),
+        });
+        const presence = core.presence.check(m.presence, text, sender);
         if (presence !== null) {
           const why =
             risk !== null && open.presence !== true ? ` (the edit is risky: ${risk.reason})` : '';

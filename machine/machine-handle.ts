@@ -124,6 +124,8 @@ export function makeMachineHandle(deps: {
     },
     phones: () => phones.list().map(toEntry),
     revokePhone: (id) => identity.revoke(id),
+    approvePhone: (id) => identity.approve(id),
+    forgetPhone: (id) => identity.forget(id),
     disposeSession(id) {
       const s = sessions.get(id);
       if (s === undefined) return { ok: false, code: 'no-session', message: `no session ${id}` };

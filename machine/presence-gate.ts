@@ -38,8 +38,17 @@ export function makePresenceGate(o: { policy: PresencePolicy; phones: Phones; lo
      */
     allowNeedsPresence: (open: { presence?: true }, editedRisk: ApprovalRisk | null): boolean =>
       open.presence === true || (o.policy !== 'none' && editedRisk !== null),
-    /** Null when the assertion verifies for this challenge text (the counter is then kept). */
-    check(assertion: PresenceAssertion | undefined, text: string | null): PresenceRefusal | null {
+    /** E9: `phone.approve` / `phone.revoke` from a phone need presence under `risky` and `all`. */
+    authorityNeedsPresence: (): boolean => o.policy !== 'none',
+    /**
+     * Null when the assertion verifies for this challenge text (the counter is then kept). E9:
+     * with `sender`, the credential must be that (proven) phone's own.
+     */
+    check(
+      assertion: PresenceAssertion | undefined,
+      text: string | null,
+      sender?: string,
+    ): PresenceRefusal | null {
       if (assertion === undefined) {
         return { reason: 'presence-required', message: 'this decision needs verified presence' };
       }
@@ -56,6 +65,10 @@ export function makePresenceGate(o: { policy: PresencePolicy; phones: Phones; lo
         o.log('warn', 'presence-revoked', `a credential of revoked phone "${phone.name}"`);
         return { reason: 'phone-revoked', message: 'this phone was removed from the machine' };
       }
+      if (sender !== undefined && phone.phoneId !== sender) {
+        return invalid("the credential is another phone's, not the sender's");
+      }
+      if (phone.state !== 'approved') return invalid('the credential is a pending phone’s');
       const r = checkAssertion(assertion, text, phone.credential, phone.signCount);
       if (!r.ok) return invalid(`${r.code}: ${r.message}`);
       // The counter must be kept before the decision counts, or a copy could be replayed.

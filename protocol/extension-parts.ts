@@ -1,7 +1,7 @@
 // Parsers for the pieces extensions E2–E7 add (types in extension-types.ts). Like
 // message-parts.ts they throw `Invalid` naming the field, never its value.
 import { fromBase64, fromBase64Url } from './bytes.ts';
-import { RULE_SCOPES, WEBAUTHN_ALGS, type WebAuthnAlg } from './closed-sets.ts';
+import { PHONE_STATES, RULE_SCOPES, WEBAUTHN_ALGS, type WebAuthnAlg } from './closed-sets.ts';
 import {
   Invalid,
   bool,
@@ -45,6 +45,8 @@ import {
   MAX_SIGNATURE_BYTES,
   MAX_TOOL_CHARS,
 } from './limits.ts';
+
+const MAX_FINGERPRINT_CHARS = 64;
 import { isLoopbackHost } from './hosts.ts';
 
 /** Bytes carried as base64 text: standard padded (`url` false) or base64url unpadded. */
@@ -222,6 +224,10 @@ export function phoneEntry(v: unknown): PhoneEntry {
     lastSeen: int(o, 'lastSeen'),
     revoked: bool(o, 'revoked'),
     presence: bool(o, 'presence'),
+    ...(o.state === undefined ? {} : { state: oneOf(o, 'state', PHONE_STATES) }),
+    ...(o.fingerprint === undefined
+      ? {}
+      : { fingerprint: text(o, 'fingerprint', { chars: MAX_FINGERPRINT_CHARS }) }),
   };
 }
 

@@ -1,6 +1,6 @@
 // The pieces extensions E2–E7 add to the inner messages (docs/protocol.md, "Extensions"). Each is
 // optional on the wire: an older peer never sends it, and its absence means "not offered".
-import type { PresenceRequirement, RuleScope, WebAuthnAlg } from './closed-sets.ts';
+import type { PhoneState, PresenceRequirement, RuleScope, WebAuthnAlg } from './closed-sets.ts';
 
 /**
  * v1.2 + E2/E3/E4/E6/E7. Absent boolean capability = false (an older machine); `presence` absent
@@ -87,6 +87,10 @@ export type PhoneEntry = {
   revoked: boolean;
   /** E7: a WebAuthn credential is registered for this phone. */
   presence: boolean;
+  /** E9: approved, pending (waits for the owner) or revoked; absent = a machine without E9. */
+  state?: PhoneState;
+  /** E9: boxKeyFingerprint of the phone's box key, as the desk prints it. */
+  fingerprint?: string;
 };
 
 /** E6: which phone decided, on `approval.closed` / `question.closed`. */

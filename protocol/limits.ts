@@ -82,3 +82,9 @@ export const PHONE_HELLO_PROBE_MS = 25_000;
 export const PHONE_HELLO_TIMEOUT_MS = 10_000;
 export const STATUS_INTERVAL_MS = 60_000;
 export const ACTIVITY_COALESCE_MS = 800;
+/** E9: at most this many phones wait for the owner's approval at once … */
+export const MAX_PENDING_PHONES = 4;
+/** E9: … and each is forgotten this long after it asked. */
+export const PENDING_PHONE_KEEP_MS = 60 * 60_000;
+/** E9: a revoked phone is forgotten this long after its revoke. */
+export const REVOKED_PHONE_KEEP_MS = 30 * 24 * 60 * 60_000;

@@ -194,4 +194,11 @@ export const MACHINE_PARSERS: {
       maxBytes: (MAX_ROTATE_BOX_CHARS / 4) * 3,
     }),
   }),
+  // E9: opened by identity.ts with the pinned machine key; only the shape is checked here.
+  'phone.removed': (o) => ({
+    ...base(o),
+    type: 'phone.removed',
+    phoneId: id(o, 'phoneId'),
+    box: base64Field(o, 'box', { url: false, minBytes: 1, maxBytes: 512 }),
+  }),
 };

@@ -147,6 +147,8 @@ export type Rules = Base<'rules'> & { requestId?: string; rules: RuleEntry[] };
 export type Phones = Base<'phones'> & { requestId?: string; phones: PhoneEntry[] };
 /** E6: the new pairing secret for one phone, `box` = base64(nonce ‖ nacl.box(…)) (rotate-box.ts). */
 export type RoomRotate = Base<'room.rotate'> & { phoneId: string; box: string };
+/** E9: this phone was removed; `box` proves the machine said so (identity.ts). */
+export type PhoneRemoved = Base<'phone.removed'> & { phoneId: string; box: string };
 
 export type MachineMessage =
   | MachineStatus
@@ -162,7 +164,8 @@ export type MachineMessage =
   | ErrorMessage
   | Rules
   | Phones
-  | RoomRotate;
+  | RoomRotate
+  | PhoneRemoved;
 
 // phone → machine
 export type SessionsGet = Base<'sessions.get'> & FromPhone & { requestId?: string };
@@ -227,7 +230,23 @@ export type PhoneRegister = Base<'phone.register'> & {
   webauthn?: WebAuthnCredential;
 };
 /** E6: `phoneId` is the phone to revoke (not the sender). */
-export type PhoneRevoke = Base<'phone.revoke'> & { requestId: string; phoneId: string };
+export type PhoneRevoke = Base<'phone.revoke'> & {
+  requestId: string;
+  phoneId: string;
+  /** E9: the assertion over phoneAuthorityChallengeText, under `risky`/`all`. */
+  presence?: PresenceAssertion;
+};
+/** E9: `phoneId` is the pending phone to let in (not the sender). */
+export type PhoneApprove = Base<'phone.approve'> & {
+  requestId: string;
+  phoneId: string;
+  presence?: PresenceAssertion;
+};
+/**
+ * E9: `message` is the JSON text of one other phone message; `box` proves the phone `phoneId`
+ * sent exactly that text (identity.ts). The outer `ts` is the sender's clock, like any message.
+ */
+export type PhoneSealed = Base<'phone.sealed'> & { phoneId: string; message: string; box: string };
 
 export type PhoneMessage =
   | SessionsGet
@@ -240,4 +259,6 @@ export type PhoneMessage =
   | RuleRevoke
   | SessionInterrupt
   | PhoneRegister
-  | PhoneRevoke;
+  | PhoneRevoke
+  | PhoneApprove
+  | PhoneSealed;

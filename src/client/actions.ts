@@ -1,5 +1,10 @@
 import { dispatchNeedsPresence, type Decision, type QuestionAnswer } from '../../protocol/index.ts';
-import { NOT_OFFERED, type ActResult, type DispatchInput } from './client-types.ts';
+import {
+  CONTENT_CONFLICT,
+  NOT_OFFERED,
+  type ActResult,
+  type DispatchInput,
+} from './client-types.ts';
 import type { Decisions } from './decisions.ts';
 import { extensionsOf, respondExtras, type ApprovalChoice } from './extensions.ts';
 import type { Identity } from './identity.ts';
@@ -19,6 +24,34 @@ export function makeActions(options: {
 }) {
   const { views, decisions, identity, asks, uuid } = options;
   const { act, send } = decisions;
+  /**
+   * E6/E9: phone.revoke / phone.approve — read-like (not kept in the outbox: the `phones` list
+   * the machine sends afterwards shows the outcome), signed with presence naming the action and
+   * the target when the machine's policy asks for presence. False when not sent.
+   */
+  const authority = async (
+    roomId: string,
+    type: 'phone.revoke' | 'phone.approve',
+    phoneId: string,
+  ): Promise<boolean> => {
+    const view = views.get(roomId);
+    if (!phonesOffered(view) || decisions.blocked(roomId) !== null) return false;
+    const requestId = uuid();
+    const ts = decisions.stamp(roomId);
+    let presence = null;
+    if (view?.status?.capabilities?.presence !== undefined) {
+      try {
+        presence = await identity.presenceFor({ roomId, action: type, target: phoneId })(
+          requestId,
+          ts,
+        );
+      } catch {
+        return false;
+      }
+    }
+    const fields = { type, requestId, ts, phoneId, ...(presence ? { presence } : {}) };
+    return send(roomId, fields) !== null;
+  };
   return {
     /**
      * E2/E3: `choice` (a remembered scope, an edited command) is sent only when the machine
@@ -39,6 +72,11 @@ export function makeActions(options: {
         if (!checked.ok) return Promise.resolve(checked);
         extras = checked.extras;
       }
+      // E9: an id the machine (or a copy of the code) re-sent with other content: Allow is
+      // refused — the owner could not know which content the machine would run.
+      if (decision === 'allow' && view?.conflicts?.[approvalId]) {
+        return Promise.resolve({ ok: false, code: CONTENT_CONFLICT });
+      }
       // E7: a deny never needs presence, so it never prompts.
       const needsPresence = decision === 'allow' && approval?.presence === true;
       return act(
@@ -46,7 +84,9 @@ export function makeActions(options: {
         'approval',
         () => approvalId,
         { type: 'approval.respond', approvalId, decision, ...extras },
-        needsPresence ? identity.presenceFor({ approvalId, decision }) : undefined,
+        needsPresence && approval
+          ? identity.presenceFor({ roomId, approvalId, decision, request: approval, ...extras })
+          : undefined,
       );
     },
     /** E4: only to a machine that announced `interrupt`. */
@@ -85,17 +125,26 @@ export function makeActions(options: {
           ...(input.access === 'full' ? { access: 'full' } : {}),
         },
         dispatchNeedsPresence(views.get(roomId)?.status?.capabilities?.presence, input.access)
-          ? identity.presenceFor({ dispatch: true })
+          ? identity.presenceFor({
+              roomId,
+              dispatch: {
+                prompt: input.prompt,
+                worktree: input.worktree,
+                ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+                access: 'full',
+              },
+            })
           : undefined,
       ),
     /**
      * E6: asks the machine to revoke a phone (a read-like request, not kept in the outbox: the
      * `phones` list the machine sends afterwards shows the outcome). False when not sent.
      */
-    revokePhone(roomId: string, phoneId: string): boolean {
-      if (!phonesOffered(views.get(roomId)) || decisions.blocked(roomId) !== null) return false;
-      return send(roomId, { type: 'phone.revoke', requestId: uuid(), phoneId }) !== null;
-    },
+    revokePhone: (roomId: string, phoneId: string): Promise<boolean> =>
+      authority(roomId, 'phone.revoke', phoneId),
+    /** E9: lets a waiting phone in (the machine then lists it approved). False when not sent. */
+    approvePhone: (roomId: string, phoneId: string): Promise<boolean> =>
+      authority(roomId, 'phone.approve', phoneId),
     sendMessage: (roomId: string, sessionId: string, text: string) =>
       act(roomId, 'message', () => sessionId, { type: 'session.message', sessionId, text }),
     getTranscript(roomId: string, sessionId: string, before?: number): string | null {

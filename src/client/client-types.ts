@@ -50,7 +50,10 @@ export const ACT_BLOCKS = {
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
 /** EC: the machine never announced the capability this action needs, so nothing is sent. */
 export const NOT_OFFERED = 'not-offered';
-export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED | PresenceFailure;
+/** E9: a second approval.request reused this id with other content; Allow is refused. */
+export const CONTENT_CONFLICT = 'content-conflict';
+export type ActRefusal =
+  ActBlock | ChoiceRefusal | typeof NOT_OFFERED | typeof CONTENT_CONFLICT | PresenceFailure;
 export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActRefusal };
 
 export type ClientDeps = {

@@ -19,6 +19,7 @@ import { makePairingStore, type PairedMachine } from './pairing-store.ts';
 import { makeReplyNotes } from './reply-notes.ts';
 import { makeRoomEvents } from './room-events.ts';
 import { makeRoomLink } from './room-link.ts';
+import { needsProtection } from './phones.ts';
 import { makeRoomMoves } from './room-moves.ts';
 import { makeViewStore } from './view-store.ts';
 
@@ -225,6 +226,11 @@ export function makeClient(deps: ClientDeps) {
     },
     ...makeActions({ views, decisions, identity, asks, uuid }),
     renamePhone: identity.renamePhone,
+    /** E9: the machine offers phones but this pairing's code had no machine key: re-pair. */
+    needsProtection(roomId: string): boolean {
+      const room = link.room(roomId);
+      return room !== undefined && needsProtection(room.paired, views.get(roomId));
+    },
     /** E6: hides a "removed from <machine>" notice. */
     async dismissRemoved(roomId: string) {
       await pairings.dismissRemoved(roomId);

@@ -157,6 +157,8 @@ export function makeDecisions(options: {
 
   return {
     send,
+    /** The ts a message for this room carries now (the machine's clock as this phone knows it). */
+    stamp: (roomId: string) => clock.machineNow(roomId),
     awaitSnapshot,
     snapshotCame,
     awaitingSnapshot: (roomId: string) => awaitingSnapshot.has(roomId),

@@ -1,9 +1,9 @@
-import type { MachineMessage, WebAuthnCredential } from '../../protocol/index.ts';
+import type { WebAuthnCredential } from '../../protocol/index.ts';
 import type { MessageFields, PresenceFor } from './decisions.ts';
 import type { Kv } from './kv.ts';
 import type { PairingStore } from './pairing-store.ts';
 import { cleanPhoneName, makePhoneIdentity, registerFields } from './phone-identity.ts';
-import { keyToPin, shouldRegister } from './phones.ts';
+import { shouldRegister } from './phones.ts';
 import type { Room, RoomLink } from './room-link.ts';
 import type { ViewStore } from './view-store.ts';
 import {
@@ -32,7 +32,7 @@ export function makeIdentity(options: {
   authenticator?: Authenticator;
   onChange: () => void;
 }) {
-  const { kv, link, views, pairings, send, uuid, authenticator } = options;
+  const { kv, link, pairings, send, uuid, authenticator } = options;
   // E6: rooms whose phone.register went out since their last fresh hello-ok.
   const registered = new Set<string>();
   let credential: WebAuthnCredential | null = null;
@@ -40,7 +40,7 @@ export function makeIdentity(options: {
   const register = (roomId: string) => {
     const room = link.room(roomId);
     if (!room?.paired.phone || registered.has(roomId)) return;
-    if (!shouldRegister(room.paired, views.get(roomId))) return;
+    if (!shouldRegister(room.paired)) return;
     const fields = registerFields(room.paired.phone, uuid(), credential);
     if (send(roomId, fields)) registered.add(roomId);
   };
@@ -62,13 +62,8 @@ export function makeIdentity(options: {
       credential = stored;
     },
     newIdentity: () => makePhoneIdentity(uuid(), options.phoneName?.() ?? 'Phone'),
-    // E6: pins the machine's first box key, then registers if the machine offers phones.
-    async pinAndRegister(room: Room, status: Extract<MachineMessage, { type: 'machine.status' }>) {
-      const pin = keyToPin(room.paired, status);
-      if (pin !== null) {
-        const updated = await pairings.update(room.paired.roomId, { machineBoxKey: pin });
-        if (updated) room.paired = updated;
-      }
+    // E9: the machine key is pinned from the pairing code only: a status never changes it.
+    afterStatus(room: Room) {
       register(room.paired.roomId);
     },
     // E7: an assertion when this approval or dispatch needs one and presence is on; null

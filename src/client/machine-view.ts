@@ -1,4 +1,4 @@
-import type { MachineMessage, Session } from '../../protocol/index.ts';
+import { approvalContentHash, type MachineMessage, type Session } from '../../protocol/index.ts';
 import { capRecord, without } from './bounded.ts';
 import {
   closeCard,
@@ -108,14 +108,21 @@ export function applyMessage(
         ...v,
         sessions: { ...v.sessions, [message.session.sessionId]: message.session },
       });
-    case 'approval.request':
+    case 'approval.request': {
       // D8: open requests are re-sent on every join; the id dedupes them.
       if (!reopenAllowed(v.ended[`a:${message.approvalId}`], message.ts)) return view;
+      // E9: an id reused with other content (what a copied code could show) never replaces
+      // what the card shows; the card refuses Allow and says why.
+      const shown = v.approvals[message.approvalId];
+      if (shown && approvalContentHash(shown) !== approvalContentHash(message)) {
+        return { ...v, conflicts: { ...v.conflicts, [message.approvalId]: true } };
+      }
       return {
         ...v,
         approvals: { ...v.approvals, [message.approvalId]: message },
         ended: without(v.ended, `a:${message.approvalId}`),
       };
+    }
     case 'question.request':
       if (!reopenAllowed(v.ended[`q:${message.questionId}`], message.ts)) return view;
       return {

@@ -4,7 +4,7 @@ import type { Decisions } from './decisions.ts';
 import type { Identity } from './identity.ts';
 import { openFrame, settle } from './incoming.ts';
 import type { Outbox } from './outbox.ts';
-import { removedBy } from './phones.ts';
+import { removalOf } from './phones.ts';
 import type { makeReplyNotes } from './reply-notes.ts';
 import type { Room, RoomLink } from './room-link.ts';
 import type { RoomMoves } from './room-moves.ts';
@@ -42,25 +42,28 @@ export function makeRoomEvents(options: {
     }
     if (message.type === 'machine.status') clock.observe(roomId, message.ts);
     if (message.type === 'room.rotate') return void moves.follow(room, message);
-    if (removedBy(room.paired, message)) return void moves.removed(roomId);
+    // E9: only the machine's boxed proof deletes the pairing; a bare claim is a notice.
+    const removal = removalOf(room.paired, message);
+    if (removal === 'removed') return void moves.removed(roomId);
     let ask: TranscriptAsk | undefined;
     if (message.type === 'transcript') {
       ask = asks.get(message.requestId);
       asks.delete(message.requestId);
     }
+    const settled = settle(base, message, {
+      at: now(),
+      ...(ask ? { ask } : {}),
+      outbox,
+      replyNotes: options.replyNotes,
+    });
     views.set(
       roomId,
-      settle(base, message, {
-        at: now(),
-        ...(ask ? { ask } : {}),
-        outbox,
-        replyNotes: options.replyNotes,
-      }),
+      removal === 'claimed' ? { ...settled, unprovenRemoval: now() } : settled,
       true,
     );
     if (message.type === 'session.snapshot' && decisions.snapshotCame(roomId))
       decisions.resend(roomId);
-    if (message.type === 'machine.status') void identity.pinAndRegister(room, message);
+    if (message.type === 'machine.status') identity.afterStatus(room);
   };
 
   return (relay: string, event: ConnectionEvent) => {

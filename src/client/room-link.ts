@@ -14,6 +14,7 @@ import {
   type LinkStatus,
 } from './connection.ts';
 import type { PairedMachine } from './pairing-store.ts';
+import { provenMessage } from './proven.ts';
 import type { SocketFactory, Timeouts } from './socket.ts';
 
 // The relay/room link: the paired rooms with their keys, one connection per relay URL, each
@@ -96,11 +97,15 @@ export function makeRoomLink(options: {
       const c = room ? connections.get(room.paired.relay) : undefined;
       return !!c && c.status().state === LINK_STATES.online && c.isJoined(roomId);
     },
-    /** Seals a message with the room's key and sends it; false when it could not go out. */
+    /**
+     * Seals a message with the room's key and sends it; false when it could not go out. E9: with
+     * a machine key from the pairing code, every message goes as `phone.sealed`, proving this
+     * phone sent it (a copy of the code cannot).
+     */
     transmit(roomId: string, message: PhoneMessage): boolean {
       const room = rooms.get(roomId);
       if (!room) return false;
-      const payload = seal(message, room.key);
+      const payload = seal(provenMessage(room.paired, message), room.key);
       const c = connections.get(room.paired.relay);
       return c?.send({ kind: 'msg', room: roomId, payload }) ?? false;
     },

@@ -68,6 +68,13 @@ export type MachineView = {
   rules: RuleEntry[] | null;
   /** E6: the machine's phones as its last `phones` said; null = not heard yet. */
   phones: PhoneEntry[] | null;
+  /**
+   * E9: approval ids a second `approval.request` reused with other content. The first content
+   * stays on the card, which refuses Allow; absent = none.
+   */
+  conflicts?: Record<string, true>;
+  /** E9: when this room said "this phone was removed" without the machine's proof (kept S). */
+  unprovenRemoval?: number;
 };
 
 /** What a transcript reply was asking for, remembered by requestId. */

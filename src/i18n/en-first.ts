@@ -207,4 +207,14 @@ export const enFirst = {
   'removed.body':
     'Someone revoked this phone on {machine}. It can no longer see or approve anything there, and its key was deleted. Pair again to use it.',
   'removed.dismiss': 'Dismiss',
+  'reason.identity-required':
+    'The machine only accepts actions this phone signs. Re-pair to protect this machine.',
+  'reason.phone-pending':
+    'This phone waits for the owner to let it in from an approved phone or the desk.',
+  'block.content-conflict':
+    'This request was sent again with different content. Allow is blocked: deny it or decide at the desk.',
+  'approval.conflict':
+    'Warning: this request was sent a second time with different content. Someone may be imitating the machine.',
+  'removed.unproven':
+    '{machine} said this phone was removed, but without the machine’s proof. The pairing is kept; check the phone list at the desk.',
 } as const;

@@ -168,4 +168,14 @@ export const enScreens = {
     'This phone or browser has no fingerprint or face unlock that apps can use, so this cannot be turned on here.',
   'security.cancelled': 'The fingerprint or face check was cancelled or failed. Nothing changed.',
   'security.unusable': 'This phone made a key type the app cannot use. Nothing changed.',
+  'pairing.bad-box-key': 'The machine key in this code is not valid (it must be 32 bytes).',
+  'phones.pending': 'Waiting for approval',
+  'phones.fingerprint': 'Key {fingerprint}',
+  'phones.approve': 'Approve',
+  'phones.approveNamed': 'Approve {name}',
+  'phones.approving': 'Approving…',
+  'phones.approveHint':
+    'Approve only a phone you just paired yourself: its key must match the one the desk printed.',
+  'phones.protect':
+    'Re-pair to protect this machine: this pairing has no machine key, so phones here cannot prove who they are.',
 } as const;

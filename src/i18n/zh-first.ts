@@ -199,4 +199,10 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'removed.body':
     '有人在 {machine} 上撤销了这部手机。它无法再查看或批准那里的任何内容，密钥也已删除。如需使用，请重新配对。',
   'removed.dismiss': '知道了',
+  'reason.identity-required': '这台机器只接受本手机签名的操作。请重新配对以保护这台机器。',
+  'reason.phone-pending': '此手机正在等待主人从已批准的手机或终端放行。',
+  'block.content-conflict': '此请求以不同内容再次发送。已阻止允许：请拒绝，或在终端上决定。',
+  'approval.conflict': '警告：此请求第二次发送时内容不同。可能有人在冒充这台机器。',
+  'removed.unproven':
+    '{machine} 称此手机已被移除，但没有机器的证明。配对已保留；请在终端查看手机列表。',
 };

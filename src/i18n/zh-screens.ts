@@ -163,4 +163,13 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'security.unavailable': '这部手机或浏览器没有可供应用使用的指纹或面容解锁，因此无法在此开启。',
   'security.cancelled': '指纹或面容验证已取消或未通过。未做任何更改。',
   'security.unusable': '这部手机生成的密钥类型本应用无法使用。未做任何更改。',
+  'pairing.bad-box-key': '配对码中的机器密钥无效（必须是 32 字节）。',
+  'phones.pending': '等待批准',
+  'phones.fingerprint': '密钥 {fingerprint}',
+  'phones.approve': '批准',
+  'phones.approveNamed': '批准 {name}',
+  'phones.approving': '正在批准…',
+  'phones.approveHint': '只批准您刚刚亲自配对的手机：其密钥必须与终端打印的一致。',
+  'phones.protect':
+    '请重新配对以保护这台机器：此配对没有机器密钥，因此这里的手机无法证明自己的身份。',
 };
