@@ -1,4 +1,5 @@
 import type Nacl from 'tweetnacl';
+import { loadMessages } from './messages-on-demand.ts';
 import { loadSha256 } from './sha256-on-demand.ts';
 
 // A8: the crypto library (tweetnacl, ~10 KiB gzip) is not needed to draw the first screen —
@@ -12,14 +13,15 @@ type NaclApi = typeof Nacl;
 let real: NaclApi | null = null;
 let loading: Promise<void> | null = null;
 
-/** Loads the library once (and E9's SHA-256, sha256-on-demand.ts, beside it); resolves when
- * seal/open/derive/hash may run. */
+/** Loads the library once (and beside it E9's SHA-256, sha256-on-demand.ts, and the message
+ * parsers, messages-on-demand.ts); resolves when seal/open/derive/hash/parse may run. */
 export function loadNacl(): Promise<void> {
   loading ??= Promise.all([
     import('tweetnacl/nacl-fast.js').then((m) => {
       real = m.default;
     }),
     loadSha256(),
+    loadMessages(),
   ]).then(() => undefined);
   return loading;
 }

@@ -10,7 +10,6 @@ import {
   type PresenceAssertion,
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
-import { webauthnCredential } from '../../protocol/extension-parts.ts';
 import type { Kv } from './kv.ts';
 
 // E7: the phone's platform credential (fingerprint / face) and the assertions that prove the
@@ -94,6 +93,9 @@ export function presenceText(what: PresenceSubject, requestId: string, ts: numbe
 export async function loadCredential(kv: Kv): Promise<WebAuthnCredential | null> {
   const stored = await kv.get<unknown>(PRESENCE_CREDENTIAL_KEY);
   if (stored === undefined) return null;
+  // A8: the parser comes with the message parsers' lazy chunk; only a phone with a credential
+  // waits for it, and start() waits for that chunk anyway (loadCrypto).
+  const { webauthnCredential } = await import('../../protocol/extension-parts.ts');
   try {
     // Parse at the edge: a damaged record is dropped rather than sent to every machine.
     return webauthnCredential(stored);
