@@ -24,14 +24,17 @@ const metaCsp = (): Plugin => ({
  * as a lazy chunk (the first screen needs no crypto). Only imports from protocol/ are redirected:
  * the shim's own import of 'tweetnacl/nacl-fast.js' and the service worker's build are not. */
 const NACL_ON_DEMAND = fileURLToPath(new URL('./src/client/nacl-on-demand.ts', import.meta.url));
-/** A8 + E9: likewise protocol/'s synchronous SHA-256, which only a card's arrival or an action
- * needs, and the message parsers, which only an opened frame needs: sha256-on-demand.ts and
- * messages-on-demand.ts load them with the crypto library. */
+/** A8 + E9: likewise protocol/'s synchronous SHA-256 and presence challenges, which only a card's
+ * arrival or an action needs, and the message parsers, which only an opened frame needs:
+ * sha256-, presence- and messages-on-demand.ts load them with the crypto library. */
 const SHA256_ON_DEMAND = fileURLToPath(
   new URL('./src/client/sha256-on-demand.ts', import.meta.url),
 );
 const MESSAGES_ON_DEMAND = fileURLToPath(
   new URL('./src/client/messages-on-demand.ts', import.meta.url),
+);
+const PRESENCE_ON_DEMAND = fileURLToPath(
+  new URL('./src/client/presence-on-demand.ts', import.meta.url),
 );
 const naclOnDemand = (): Plugin => ({
   name: 'dsh-nacl-on-demand',
@@ -40,6 +43,7 @@ const naclOnDemand = (): Plugin => ({
     if (id === 'tweetnacl' && importer?.includes('/protocol/')) return NACL_ON_DEMAND;
     if (id === './sha256.ts' && importer?.includes('/protocol/')) return SHA256_ON_DEMAND;
     if (id === './messages.ts' && importer?.includes('/protocol/')) return MESSAGES_ON_DEMAND;
+    if (id === './presence.ts' && importer?.includes('/protocol/')) return PRESENCE_ON_DEMAND;
     return null;
   },
 });

@@ -1,5 +1,6 @@
 import type Nacl from 'tweetnacl';
 import { loadMessages } from './messages-on-demand.ts';
+import { loadPresence } from './presence-on-demand.ts';
 import { loadSha256 } from './sha256-on-demand.ts';
 
 // A8: the crypto library (tweetnacl, ~10 KiB gzip) is not needed to draw the first screen —
@@ -13,8 +14,9 @@ type NaclApi = typeof Nacl;
 let real: NaclApi | null = null;
 let loading: Promise<void> | null = null;
 
-/** Loads the library once (and beside it E9's SHA-256, sha256-on-demand.ts, and the message
- * parsers, messages-on-demand.ts); resolves when seal/open/derive/hash/parse may run. */
+/** Loads the library once (and beside it E9's SHA-256, sha256-on-demand.ts, the message
+ * parsers, messages-on-demand.ts, and the presence challenges, presence-on-demand.ts); resolves
+ * when seal/open/derive/hash/parse/sign may run. */
 export function loadNacl(): Promise<void> {
   loading ??= Promise.all([
     import('tweetnacl/nacl-fast.js').then((m) => {
@@ -22,6 +24,7 @@ export function loadNacl(): Promise<void> {
     }),
     loadSha256(),
     loadMessages(),
+    loadPresence(),
   ]).then(() => undefined);
   return loading;
 }
