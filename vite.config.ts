@@ -24,11 +24,26 @@ const metaCsp = (): Plugin => ({
  * as a lazy chunk (the first screen needs no crypto). Only imports from protocol/ are redirected:
  * the shim's own import of 'tweetnacl/nacl-fast.js' and the service worker's build are not. */
 const NACL_ON_DEMAND = fileURLToPath(new URL('./src/client/nacl-on-demand.ts', import.meta.url));
+/** A8 + E9: likewise protocol/'s synchronous SHA-256 and presence challenges, which only a card's
+ * arrival or an action needs, and the message parsers, which only an opened frame needs:
+ * sha256-, presence- and messages-on-demand.ts load them with the crypto library. */
+const SHA256_ON_DEMAND = fileURLToPath(
+  new URL('./src/client/sha256-on-demand.ts', import.meta.url),
+);
+const MESSAGES_ON_DEMAND = fileURLToPath(
+  new URL('./src/client/messages-on-demand.ts', import.meta.url),
+);
+const PRESENCE_ON_DEMAND = fileURLToPath(
+  new URL('./src/client/presence-on-demand.ts', import.meta.url),
+);
 const naclOnDemand = (): Plugin => ({
   name: 'dsh-nacl-on-demand',
   enforce: 'pre',
   resolveId(id, importer) {
     if (id === 'tweetnacl' && importer?.includes('/protocol/')) return NACL_ON_DEMAND;
+    if (id === './sha256.ts' && importer?.includes('/protocol/')) return SHA256_ON_DEMAND;
+    if (id === './messages.ts' && importer?.includes('/protocol/')) return MESSAGES_ON_DEMAND;
+    if (id === './presence.ts' && importer?.includes('/protocol/')) return PRESENCE_ON_DEMAND;
     return null;
   },
 });
@@ -90,7 +105,18 @@ export default defineConfig({
   define: { __APP_VERSION__: JSON.stringify(pkg.version) },
   // The manifest lets scripts/check-size.ts find exactly the JS a first visit loads. No source
   // maps in production (P2): they would publish the sources and serve for nothing offline.
-  build: { target: 'es2022', sourcemap: false, manifest: true },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    manifest: true,
+    // A8: everything a first visit loads statically is one chunk. Left alone, the bundler splits
+    // the modules the entry shares with lazy chunks into a dozen small initial chunks, and each
+    // compresses on its own: 2.7 KiB gzip more for the same code (docs/app.md "Size"). Lazy chunks
+    // import from it; it is loaded before any of them.
+    rolldownOptions: {
+      output: { codeSplitting: { groups: [{ name: 'first', tags: ['$initial'] }] } },
+    },
+  },
   // P2: `vite preview` (npm start, the e2e suite) sends the demo's policy on every response.
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: LOOPBACK_HEADERS },
   // The dev server sends the other headers (F5: COOP included) but no CSP: its hot reload injects

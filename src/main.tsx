@@ -8,7 +8,7 @@ import { waitingOf } from './client/waiting.ts';
 import type { PushClient } from './client/push/push-client.ts';
 import { deviceName } from './client/phone-identity.ts';
 import { pairingCodeIn } from './client/router.ts';
-import { makeBrowserAuthenticator } from './client/webauthn.ts';
+import { lazyAuthenticator } from './client/webauthn.ts';
 import { browserTimers, type SocketLike } from './client/socket.ts';
 import { App } from './ui/App.tsx';
 import { UiProvider, createUi, initialLocale } from './ui/context.tsx';
@@ -39,7 +39,10 @@ const client = makeClient({
   // what belongs to rooms no longer paired).
   onForgotten: (roomId) => push?.forgetStored(roomId),
   phoneName: () => deviceName(navigator.userAgent),
-  authenticator: makeBrowserAuthenticator(location),
+  // E7 + A8: the browser's WebAuthn code loads on the first presence call, not with the inbox.
+  authenticator: lazyAuthenticator(() =>
+    import('./client/webauthn-browser.ts').then((m) => m.makeBrowserAuthenticator(location)),
+  ),
   // A8: the crypto library is a lazy chunk, fetched beside the IndexedDB reads of start().
   loadCrypto: loadNacl,
 });

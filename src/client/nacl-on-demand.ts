@@ -1,4 +1,7 @@
 import type Nacl from 'tweetnacl';
+import { loadMessages } from './messages-on-demand.ts';
+import { loadPresence } from './presence-on-demand.ts';
+import { loadSha256 } from './sha256-on-demand.ts';
 
 // A8: the crypto library (tweetnacl, ~10 KiB gzip) is not needed to draw the first screen —
 // pairings and the offline views come from IndexedDB — so the app build resolves protocol/'s
@@ -11,11 +14,18 @@ type NaclApi = typeof Nacl;
 let real: NaclApi | null = null;
 let loading: Promise<void> | null = null;
 
-/** Loads the library once; resolves when seal/open/derive may run. */
+/** Loads the library once (and beside it E9's SHA-256, sha256-on-demand.ts, the message
+ * parsers, messages-on-demand.ts, and the presence challenges, presence-on-demand.ts); resolves
+ * when seal/open/derive/hash/parse/sign may run. */
 export function loadNacl(): Promise<void> {
-  loading ??= import('tweetnacl/nacl-fast.js').then((m) => {
-    real = m.default;
-  });
+  loading ??= Promise.all([
+    import('tweetnacl/nacl-fast.js').then((m) => {
+      real = m.default;
+    }),
+    loadSha256(),
+    loadMessages(),
+    loadPresence(),
+  ]).then(() => undefined);
   return loading;
 }
 

@@ -6,16 +6,10 @@ import {
   type ApprovalScope,
   type PhoneAuthorityAction,
   dispatchChallengeText,
-  toBase64,
-  toBase64Url,
-  fromBase64Url,
-  WEBAUTHN_ALGS,
   type Decision,
   type PresenceAssertion,
-  type WebAuthnAlg,
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
-import { webauthnCredential } from '../../protocol/extension-parts.ts';
 import type { Kv } from './kv.ts';
 
 // E7: the phone's platform credential (fingerprint / face) and the assertions that prove the
@@ -99,6 +93,9 @@ export function presenceText(what: PresenceSubject, requestId: string, ts: numbe
 export async function loadCredential(kv: Kv): Promise<WebAuthnCredential | null> {
   const stored = await kv.get<unknown>(PRESENCE_CREDENTIAL_KEY);
   if (stored === undefined) return null;
+  // A8: the parser comes with the message parsers' lazy chunk; only a phone with a credential
+  // waits for it, and start() waits for that chunk anyway (loadCrypto).
+  const { webauthnCredential } = await import('../../protocol/extension-parts.ts');
   try {
     // Parse at the edge: a damaged record is dropped rather than sent to every machine.
     return webauthnCredential(stored);
@@ -107,91 +104,14 @@ export async function loadCredential(kv: Kv): Promise<WebAuthnCredential | null>
   }
 }
 
-const bytes = (b: ArrayBuffer) => new Uint8Array(b);
-// WebAuthn takes ArrayBuffer-backed views only.
-const buffer = (b: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(b);
-const ALGS = Object.values(WEBAUTHN_ALGS) as number[];
-
-/** The browser's platform authenticator; RP ID = this page's host name (never an IP). */
-export function makeBrowserAuthenticator(location: { hostname: string; origin: string }) {
-  const api = () =>
-    typeof PublicKeyCredential === 'function' && navigator.credentials ? PublicKeyCredential : null;
-  const fail = (e: unknown): never => {
-    if (e instanceof PresenceError) throw e;
-    const name = (e as Error | null)?.name;
-    if (name === 'NotSupportedError' || name === 'SecurityError')
-      throw new PresenceError(PRESENCE_FAILURES.unavailable, String((e as Error).message));
-    throw new PresenceError(PRESENCE_FAILURES.cancelled, String((e as Error | null)?.message));
+/** A8: the browser's authenticator (webauthn-browser.ts) is a lazy chunk: every call is async
+ * already, so the first one loads it and nothing on the first screen waits for it (E7). */
+export function lazyAuthenticator(load: () => Promise<Authenticator>): Authenticator {
+  let real: Promise<Authenticator> | null = null;
+  const get = () => (real ??= load());
+  return {
+    available: async () => (await get()).available(),
+    create: async (options) => (await get()).create(options),
+    assert: async (credential, challenge) => (await get()).assert(credential, challenge),
   };
-  const authenticator: Authenticator = {
-    async available() {
-      const pkc = api();
-      if (!pkc) return false;
-      try {
-        return await pkc.isUserVerifyingPlatformAuthenticatorAvailable();
-      } catch {
-        return false;
-      }
-    },
-    async create({ phoneId, name }) {
-      if (!(await authenticator.available()))
-        throw new PresenceError(PRESENCE_FAILURES.unavailable, 'No platform authenticator.');
-      const created = await navigator.credentials
-        .create({
-          publicKey: {
-            rp: { id: location.hostname, name: 'dsh-dispatch' },
-            user: { id: new TextEncoder().encode(phoneId), name, displayName: name },
-            challenge: crypto.getRandomValues(new Uint8Array(32)),
-            pubKeyCredParams: ALGS.map((alg) => ({ type: 'public-key' as const, alg })),
-            authenticatorSelection: {
-              authenticatorAttachment: 'platform',
-              userVerification: 'required',
-              residentKey: 'discouraged',
-            },
-            attestation: 'none',
-          },
-        })
-        .catch(fail);
-      const response = (created as PublicKeyCredential | null)?.response as
-        AuthenticatorAttestationResponse | undefined;
-      const spki = response?.getPublicKey?.() ?? null;
-      const alg = response?.getPublicKeyAlgorithm?.();
-      if (!created || !spki || alg === undefined || !ALGS.includes(alg))
-        throw new PresenceError(PRESENCE_FAILURES.unusable, 'The key type is not supported.');
-      return {
-        credentialId: toBase64Url(bytes((created as PublicKeyCredential).rawId)),
-        publicKey: toBase64(bytes(spki)),
-        alg: alg as WebAuthnAlg,
-        rpId: location.hostname,
-        origin: location.origin,
-      };
-    },
-    async assert(credential, challenge) {
-      const id = fromBase64Url(credential.credentialId);
-      if (!id) throw new PresenceError(PRESENCE_FAILURES.unusable, 'Stored credential damaged.');
-      const got = await navigator.credentials
-        .get({
-          publicKey: {
-            challenge: buffer(challenge),
-            rpId: credential.rpId,
-            allowCredentials: [{ type: 'public-key', id: buffer(id) }],
-            // The machine refuses an assertion without the UV flag (presence-invalid), so the
-            // authenticator's own answer travels and the machine's verdict is what the owner sees.
-            userVerification: 'preferred',
-          },
-        })
-        .catch(fail);
-      const response = (got as PublicKeyCredential | null)?.response as
-        AuthenticatorAssertionResponse | undefined;
-      if (!got || !response)
-        throw new PresenceError(PRESENCE_FAILURES.cancelled, 'No assertion came back.');
-      return {
-        credentialId: toBase64Url(bytes((got as PublicKeyCredential).rawId)),
-        authenticatorData: toBase64Url(bytes(response.authenticatorData)),
-        clientDataJSON: toBase64Url(bytes(response.clientDataJSON)),
-        signature: toBase64Url(bytes(response.signature)),
-      };
-    },
-  };
-  return authenticator;
 }
