@@ -101,6 +101,10 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     const context = await browser.newContext({ baseURL: appUrl });
     const page = await context.newPage();
     await pairByCode(page, m.pairingCode, 'laptop');
+    // E9: a second phone waits until the owner lets it in — here from the desk.
+    const asked = await m.proc.waitForLine(/asks to join — phones approve (\S+)/);
+    m.proc.write(`phones approve ${asked[1]}`);
+    await m.proc.waitForLine(/approved phone \S+: it may act from now on/);
     await nav(page, session);
     await expect(page.getByText('Older messages exist and are not loaded.')).toBeVisible();
     await expect(page.getByText('Start of the conversation.')).toHaveCount(0);
