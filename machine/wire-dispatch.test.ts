@@ -347,6 +347,26 @@ describe('the scripted agent over the wire', () => {
     expect(last.steps).toEqual([{ tool: 'run (denied)' }]);
   });
 
+  it('E11: a deny with a message tells the agent: the tool does not run and the transcript and summary carry the words', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'run: touch ran.txt\nsay: after' });
+    const a = await phone.waitFor(is('approval.request'));
+    phone.send({
+      type: 'approval.respond',
+      requestId: crypto.randomUUID(),
+      approvalId: a.approvalId,
+      decision: 'deny',
+      message: 'use the test folder instead 谢谢',
+    });
+    const denied =
+      'Denied: `touch ran.txt` was not run.\nThe owner said: use the test folder instead 谢谢';
+    const final = await finalOf(phone, r.sessionId!);
+    expect(final.summary).toBe(`${denied}\nafter`);
+    expect(existsSync(path.join(w.root, 'ran.txt'))).toBe(false);
+    expect(w.machine.transcript(r.sessionId!).map((e) => e.text)).toContain(denied);
+  });
+
   it('turn.final carries reason only when the summary is a placeholder (no-assistant-text)', async () => {
     const w = await suite.world();
     const phone = await w.phone();
