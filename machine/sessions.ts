@@ -47,7 +47,7 @@ export type SessionRecord = {
 };
 
 /**
- * T4: a session's title is its prompt on one line; a longer one ends in "…" after the last whole
+ * SC4: a session's title is its prompt on one line; a longer one ends in "…" after the last whole
  * word that fits (never cut mid-word), or mid-text only when it has no space to cut at (Chinese).
  */
 export function titleFrom(prompt: string): string {

@@ -1,31 +1,54 @@
 import {
   For,
   Show,
-  Suspense,
+  createComputed,
   createEffect,
   createMemo,
   createSignal,
-  lazy,
   on,
+  onCleanup,
+  onMount,
   untrack,
 } from 'solid-js';
-import type { MachineView } from '../client/machine-view.ts';
+import type { ClosedNote, MachineView } from '../client/machine-view.ts';
+import { timelineOf } from '../client/timeline.ts';
 import { gapsOf, olderCursor, reachesStart } from '../client/transcript-merge.ts';
 import { useUi } from './context.tsx';
+import { TimelineEntry } from './TimelineItem.tsx';
 import { reasonText } from './widgets.tsx';
 import './truth.css';
-
-// The Markdown renderer and its parser are a lazy chunk: the text shows at once, plain with its
-// line breaks, and is re-rendered as Markdown when the chunk has loaded.
-const Markdown = lazy(() => import('./Markdown.tsx'));
 
 /** Gaps filled without a tap per visit; beyond that each gap offers its own button. */
 export const MAX_AUTO_FILLS = 6;
 
-// U3: the held entries, merged by seq (transcript-merge.ts). "Load older" stays until the
-// oldest held entry is known to be the start; a gap between two held ranges is shown (and
-// filled), never presented as the start of the conversation.
-export function Transcript(props: { view: MachineView; sessionId: string }) {
+/** How close to the page's end counts as "at the newest" (new items then keep it in view). */
+const AT_END_PX = 160;
+
+const scroller = () => document.scrollingElement ?? document.documentElement;
+const distanceToEnd = () => {
+  const s = scroller();
+  return s.scrollHeight - s.scrollTop - window.innerHeight;
+};
+export const scrollToEnd = () => {
+  const s = scroller();
+  s.scrollTop = s.scrollHeight;
+};
+
+/**
+ * SC1 / U3: the session as one conversation, oldest at the top and newest at the end, opened at
+ * the newest item. Transcript pages merge by seq (transcript-merge.ts); scrolling up to the top
+ * loads the next older page by itself (and "Load older" does the same by tap) while what was on
+ * screen stays where it was; a gap between two held ranges is shown (and filled), never presented
+ * as the start. New items keep the end in view when the owner was at the end. (Layout cost with
+ * 2,000 entries: docs/quality.md, SC1.)
+ */
+export function Transcript(props: {
+  view: MachineView;
+  sessionId: string;
+  notes: readonly ClosedNote[];
+  /** Scroll to the newest item on opening (false when the route focuses a card). */
+  openAtEnd: boolean;
+}) {
   const ui = useUi();
   const [asked, setAsked] = createSignal(false);
   const page = () => props.view.transcripts[props.sessionId];
@@ -34,8 +57,6 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
     if (ui.client.getTranscript(props.view.roomId, props.sessionId, before) !== null)
       setAsked(true);
   };
-  // The newest page is asked for as soon as the machine can answer (also after a reload, when
-  // the screen appears before the link is up).
   createEffect(() => {
     if (!page() && !asked() && canAsk()) untrack(() => load());
   });
@@ -51,7 +72,6 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
       { defer: true },
     ),
   );
-  // Gaps are filled as they appear (each asked once), up to MAX_AUTO_FILLS per visit.
   const gaps = createMemo(() => {
     const p = page();
     return p ? gapsOf(p) : [];
@@ -67,22 +87,91 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
     }
   });
   const gapBefore = (seq: number) => gaps().includes(seq);
-  const roleName = (role: string) =>
-    role === 'user' ? ui.t('session.role.user') : ui.t('session.role.assistant');
+  const items = createMemo(() =>
+    timelineOf(page()?.entries ?? [], props.notes, props.view.finals[props.sessionId]),
+  );
+
+  // Older pages: asked once per cursor, by the sentinel coming into view or by the button.
+  const askedOlder = new Set<number>();
+  let list!: HTMLOListElement;
+  let anchor: { key: string; top: number } | null = null;
+  const loadOlder = () => {
+    const p = page();
+    const cursor = p ? olderCursor(p) : null;
+    if (cursor === null || askedOlder.has(cursor) || !canAsk()) return;
+    askedOlder.add(cursor);
+    load(cursor);
+  };
+  // What was on screen stays where it was when older items are put above it: where the first
+  // item is is read before the new items reach the page (a computation runs before the DOM is
+  // updated), and the page is moved by what they added once they are in (an effect runs after).
+  createComputed(
+    on(
+      () => items()[0]?.key,
+      () => {
+        const first = list?.querySelector<HTMLElement>('.tl-item');
+        anchor = first
+          ? { key: first.dataset.key ?? '', top: first.getBoundingClientRect().top }
+          : null;
+      },
+      { defer: true },
+    ),
+  );
+  createEffect(
+    on(
+      () => items()[0]?.key,
+      () => {
+        const a = anchor;
+        if (!a) return;
+        const el = list.querySelector<HTMLElement>(`[data-key="${a.key}"]`);
+        if (!el) return;
+        anchor = null;
+        window.scrollBy(0, el.getBoundingClientRect().top - a.top);
+      },
+      { defer: true },
+    ),
+  );
+  // The newest item stays in view while the owner is at the end (a reply, a card, a turn end).
+  let atEnd = untrack(() => props.openAtEnd);
+  const onScroll = () => (atEnd = distanceToEnd() <= AT_END_PX);
+  createEffect(
+    on(
+      () => items().at(-1)?.key,
+      () => {
+        if (atEnd) requestAnimationFrame(scrollToEnd);
+      },
+    ),
+  );
+  let sentinel!: HTMLDivElement;
+  onMount(() => {
+    window.addEventListener('scroll', onScroll, { passive: true });
+    // Anything that grows the page while the owner is at the end (a card arriving below the
+    // timeline, the Markdown chunk, fonts, an item laid out for the first time) keeps the end in
+    // view; once they scroll up, nothing moves under them.
+    const growth = new ResizeObserver(() => {
+      if (atEnd) scrollToEnd();
+    });
+    growth.observe(document.body);
+    if (atEnd) scrollToEnd();
+    const seen = new IntersectionObserver((e) => {
+      if (e.some((x) => x.isIntersecting) && list.childElementCount > 0) loadOlder();
+    });
+    seen.observe(sentinel);
+    onCleanup(() => {
+      growth.disconnect();
+      seen.disconnect();
+      window.removeEventListener('scroll', onScroll);
+    });
+  });
 
   return (
-    <section class="section" aria-labelledby="transcript-title">
-      <h2 id="transcript-title">{ui.t('session.transcript')}</h2>
-      <Show
-        when={page()}
-        fallback={
-          <button type="button" class="btn" onClick={() => load()} disabled={!canAsk()}>
-            {ui.t('session.loadTranscript')}
-          </button>
-        }
-      >
-        {(p) => (
-          <>
+    <section class="section tl" aria-labelledby="transcript-title">
+      <h2 id="transcript-title" class="visually-hidden">
+        {ui.t('tl.label')}
+      </h2>
+      <div ref={sentinel} class="tl-top">
+        <Show when={page()}>
+          {(p) => (
             <Show
               when={!reachesStart(p())}
               fallback={<p class="hint">{ui.t('session.startOfConversation')}</p>}
@@ -92,49 +181,50 @@ export function Transcript(props: { view: MachineView; sessionId: string }) {
                 type="button"
                 class="btn"
                 disabled={!canAsk()}
-                onClick={() => load(olderCursor(p()) ?? undefined)}
+                onClick={() => {
+                  const c = olderCursor(p());
+                  if (c !== null) askedOlder.delete(c);
+                  loadOlder();
+                }}
               >
                 {ui.t('session.loadOlder')}
               </button>
             </Show>
-            <Show when={p().reason}>
-              <p class="hint">{reasonText(ui.t, p().reason, '')}</p>
-            </Show>
-            <ol class="transcript">
-              <For each={p().entries}>
-                {(entry) => (
-                  <>
-                    <Show when={gapBefore(entry.seq)}>
-                      <li class="tr-gap">
-                        <p>{ui.t('truth.transcript.gap')}</p>
-                        <button
-                          type="button"
-                          class="btn"
-                          disabled={!canAsk()}
-                          onClick={() => load(entry.seq)}
-                        >
-                          {ui.t('truth.transcript.loadGap')}
-                        </button>
-                      </li>
-                    </Show>
-                    <li class={`entry ${entry.role}`}>
-                      <p class="who">
-                        {roleName(entry.role)} · {ui.time(entry.ts)}
-                      </p>
-                      <Suspense fallback={<p class="tr-plain">{entry.text}</p>}>
-                        <Markdown text={entry.text} />
-                      </Suspense>
-                      <Show when={entry.truncated}>
-                        <p class="hint">{ui.t('session.entryTruncated')}</p>
-                      </Show>
-                    </li>
-                  </>
-                )}
-              </For>
-            </ol>
-          </>
-        )}
+          )}
+        </Show>
+      </div>
+      <Show when={page()?.reason}>{(r) => <p class="hint">{reasonText(ui.t, r(), '')}</p>}</Show>
+      <Show when={!page()}>
+        <button type="button" class="btn" onClick={() => load()} disabled={!canAsk()}>
+          {ui.t('session.loadTranscript')}
+        </button>
       </Show>
+      <ol class="transcript tl-list" ref={list}>
+        <For each={items()}>
+          {(item) => (
+            <>
+              <Show
+                when={(item.kind === 'text' || item.kind === 'tool') && gapBefore(item.entry.seq)}
+              >
+                <li class="tr-gap">
+                  <p>{ui.t('truth.transcript.gap')}</p>
+                  <button
+                    type="button"
+                    class="btn"
+                    disabled={!canAsk()}
+                    onClick={() =>
+                      (item.kind === 'text' || item.kind === 'tool') && load(item.entry.seq)
+                    }
+                  >
+                    {ui.t('truth.transcript.loadGap')}
+                  </button>
+                </li>
+              </Show>
+              <TimelineEntry item={item} machine={props.view.name} />
+            </>
+          )}
+        </For>
+      </ol>
       <Show when={asked() && !page()}>
         <p class="hint" role="status">
           {ui.t('link.connecting')}
