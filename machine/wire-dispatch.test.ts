@@ -43,7 +43,7 @@ describe('dispatch.request → dispatch.result', () => {
     });
   });
 
-  it('prompt limits: > 8192 chars → prompt-too-long-chars; CJK within the chars but > 10 KiB → prompt-too-long-bytes; title = first 80 chars', async () => {
+  it('prompt limits: > 8192 chars → prompt-too-long-chars; CJK within the chars but > 10 KiB → prompt-too-long-bytes; title = the first 80 chars, ending in … when cut (SC4)', async () => {
     const w = await suite.world();
     const phone = await w.phone();
     expect(await dispatch(phone, { prompt: 'a'.repeat(MAX_PROMPT_CHARS + 1) })).toMatchObject({
@@ -60,8 +60,9 @@ describe('dispatch.request → dispatch.result', () => {
     const r = await dispatch(phone, { prompt: atLimit });
     expect(r.ok).toBe(true);
     const session = w.machine.sessions().find((s) => s.sessionId === r.sessionId)!;
+    // SC4: a cut title ends in "…" within the 80 characters (no space after the first word: cut there).
     expect([...session.title]).toHaveLength(80);
-    expect(session.title).toBe('say: ' + '字'.repeat(75));
+    expect(session.title).toBe('say: ' + '字'.repeat(74) + '…');
   });
 
   it('full access: refused with full-access-disabled unless --allow-full-access; then the session keeps access:full for good', async () => {
