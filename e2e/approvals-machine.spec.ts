@@ -105,6 +105,7 @@ test('E4: Stop (two taps) ends a long run within 2 s, and the turn ends "Stopped
   await expect(stop).toHaveText('Tap again to stop');
   await stop.click();
   // E4's own bound: the machine ends the command's process group and the turn at once.
-  await expect(page.getByText('Stopped before it finished.')).toBeVisible({ timeout: 2_000 });
+  // E11/SC3: the stop the owner asked for reads "Stopped by you", never as an error.
+  await expect(page.locator('.tl-final')).toContainText('Stopped by you', { timeout: 2_000 });
   expect(existsSync(path.join(root(), 'late.txt'))).toBe(false);
 });

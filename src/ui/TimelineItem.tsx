@@ -98,7 +98,9 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
                   {i().note.undelivered === 'answer'
                     ? ui.t('truth.undeliveredAnswer')
                     : ui.t('truth.undelivered', {
-                        decision: ui.t(`decision.${i().note.undelivered as 'allow'}`),
+                        decision: ui.t(
+                          i().note.undelivered === 'deny' ? 'decision.deny' : 'decision.allowWord',
+                        ),
                       })}
                 </p>
               </Show>

@@ -143,6 +143,24 @@ export function Transcript(props: {
     ),
   );
   let sentinel!: HTMLDivElement;
+  // The top of the timeline in view asks for the next older page — also when a page arrives while
+  // it already is (a short session: the observer reports changes only).
+  // Only once the first page is on screen and the page has been taken to its end (two frames),
+  // so opening a session never loads older pages on the way down.
+  const [topInView, setTopInView] = createSignal(false);
+  const [settled, setSettled] = createSignal(false);
+  createEffect(
+    on(
+      () => page() !== undefined,
+      (has) => {
+        if (has && !settled())
+          requestAnimationFrame(() => requestAnimationFrame(() => setSettled(true)));
+      },
+    ),
+  );
+  createEffect(() => {
+    if (settled() && topInView() && (page()?.entries.length ?? 0) > 0) untrack(loadOlder);
+  });
   onMount(() => {
     window.addEventListener('scroll', onScroll, { passive: true });
     // Anything that grows the page while the owner is at the end (a card arriving below the
@@ -154,7 +172,7 @@ export function Transcript(props: {
     growth.observe(document.body);
     if (atEnd) scrollToEnd();
     const seen = new IntersectionObserver((e) => {
-      if (e.some((x) => x.isIntersecting) && list.childElementCount > 0) loadOlder();
+      setTopInView(e.some((x) => x.isIntersecting));
     });
     seen.observe(sentinel);
     onCleanup(() => {
