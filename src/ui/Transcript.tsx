@@ -21,6 +21,9 @@ import './truth.css';
 /** Gaps filled without a tap per visit; beyond that each gap offers its own button. */
 export const MAX_AUTO_FILLS = 6;
 
+/** Items put on the page at first, and added each time the owner reaches the top. */
+export const SHOWN_STEP = 150;
+
 /** How close to the page's end counts as "at the newest" (new items then keep it in view). */
 const AT_END_PX = 160;
 
@@ -29,9 +32,24 @@ const distanceToEnd = () => {
   const s = scroller();
   return s.scrollHeight - s.scrollTop - window.innerHeight;
 };
+/**
+ * Where "the end" is: the newest item — but never past the start of the first open card, since
+ * the decision moment needs the card's title, risk and command on screen (its decision bar pins
+ * once they are).
+ */
+const endTarget = () => {
+  const s = scroller();
+  const card = document.querySelector('.cards .card');
+  const header = parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0;
+  const cardStart = card ? card.getBoundingClientRect().top + s.scrollTop - header : Infinity;
+  return Math.max(0, Math.min(s.scrollHeight - window.innerHeight, cardStart));
+};
+/** The scroll position this screen set last; a scroll elsewhere is the owner's. */
+let lastSet = -1;
 export const scrollToEnd = () => {
   const s = scroller();
-  s.scrollTop = s.scrollHeight;
+  s.scrollTop = endTarget();
+  lastSet = s.scrollTop;
 };
 
 /**
@@ -87,15 +105,41 @@ export function Transcript(props: {
     }
   });
   const gapBefore = (seq: number) => gaps().includes(seq);
-  const items = createMemo(() =>
+  const all = createMemo(() =>
     timelineOf(page()?.entries ?? [], props.notes, props.view.finals[props.sessionId]),
   );
+  // Only the newest items are put on the page at first; scrolling up to the top shows the next
+  // SHOWN_STEP held ones before asking the machine for more (a 2,000-entry session took 2.2 s to
+  // open with every item laid out; docs/quality.md).
+  // The first item shown, by key: undefined until the first items arrive, null = all of them.
+  // Pages fetched from the machine while everything is shown are shown as they arrive.
+  const [firstKey, setFirstKey] = createSignal<string | null | undefined>(undefined);
+  createComputed(() => {
+    const list = all();
+    if (untrack(firstKey) !== undefined || list.length === 0) return;
+    setFirstKey(list.length > SHOWN_STEP ? list[list.length - SHOWN_STEP]!.key : null);
+  });
+  const items = createMemo(() => {
+    const list = all();
+    const key = firstKey();
+    if (key === undefined) return list.slice(-SHOWN_STEP);
+    const at = key === null ? -1 : list.findIndex((i) => i.key === key);
+    return at <= 0 ? list : list.slice(at);
+  });
+  const hiddenHeld = () => all().length > items().length;
+  const revealOlder = () => {
+    const list = all();
+    const at = list.findIndex((i) => i.key === firstKey());
+    const next = at - SHOWN_STEP;
+    setFirstKey(next <= 0 ? null : list[next]!.key);
+  };
 
   // Older pages: asked once per cursor, by the sentinel coming into view or by the button.
   const askedOlder = new Set<number>();
   let list!: HTMLOListElement;
   let anchor: { key: string; top: number } | null = null;
   const loadOlder = () => {
+    if (hiddenHeld()) return revealOlder();
     const p = page();
     const cursor = p ? olderCursor(p) : null;
     if (cursor === null || askedOlder.has(cursor) || !canAsk()) return;
@@ -133,7 +177,12 @@ export function Transcript(props: {
   );
   // The newest item stays in view while the owner is at the end (a reply, a card, a turn end).
   let atEnd = untrack(() => props.openAtEnd);
-  const onScroll = () => (atEnd = distanceToEnd() <= AT_END_PX);
+  const onScroll = () => {
+    // Our own moves keep following; the owner's decide: near the end (or the open card) follows.
+    if (Math.abs(scroller().scrollTop - lastSet) <= 1) return;
+    atEnd =
+      distanceToEnd() <= AT_END_PX || Math.abs(endTarget() - scroller().scrollTop) <= AT_END_PX;
+  };
   createEffect(
     on(
       () => items().at(-1)?.key,
@@ -191,7 +240,7 @@ export function Transcript(props: {
         <Show when={page()}>
           {(p) => (
             <Show
-              when={!reachesStart(p())}
+              when={!reachesStart(p()) || hiddenHeld()}
               fallback={<p class="hint">{ui.t('session.startOfConversation')}</p>}
             >
               <p class="hint">{ui.t('session.moreBefore')}</p>
