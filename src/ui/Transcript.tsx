@@ -208,7 +208,10 @@ export function Transcript(props: {
     ),
   );
   createEffect(() => {
-    if (settled() && topInView() && (page()?.entries.length ?? 0) > 0) untrack(loadOlder);
+    if (!settled() || !topInView() || (page()?.entries.length ?? 0) === 0) return;
+    // The observer's word may be a frame old: ask only if the top really is on screen now.
+    const r = sentinel.getBoundingClientRect();
+    if (r.bottom >= 0 && r.top <= window.innerHeight) untrack(loadOlder);
   });
   onMount(() => {
     window.addEventListener('scroll', onScroll, { passive: true });
