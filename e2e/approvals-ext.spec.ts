@@ -57,7 +57,7 @@ test('E2, E3, E4: scopes say what they cover, Rules revoke, Edit sends exactly t
   await nav(page, `#/m/${machine.roomId}/s/s1/approval/a1`);
 
   // E2: Allow once is the primary; each remembered scope says what it covers.
-  await expect(page.getByRole('button', { name: 'Allow once: Run a command' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Allow once: Run npm test' })).toBeVisible();
   const forSession = page.getByRole('button', { name: 'Allow for this session' });
   await expect(forSession).toHaveAccessibleDescription(
     'Also allows every “run: npm test” in this session without asking, until the session ends.',
@@ -76,14 +76,14 @@ test('E2, E3, E4: scopes say what they cover, Rules revoke, Edit sends exactly t
   // E3: Edit opens the command in a monospace field; the card shows what will run.
   machine.say(request('a2'));
   await nav(page, `#/m/${machine.roomId}/s/s1/approval/a2`);
-  await page.getByRole('button', { name: 'Edit before allowing: Run a command' }).click();
+  await page.getByRole('button', { name: 'Edit before allowing: Run npm test' }).click();
   const field = page.getByRole('textbox', { name: 'Command' });
   await expect(field).toHaveCSS('font-family', /mono/i);
   await field.fill('npm test -- --bail');
   await expect(page.getByLabel('Will run')).toHaveText('npm test -- --bail');
   // An edited allow is never remembered: the scope buttons are gone while editing.
   await expect(page.getByRole('button', { name: 'Allow for this session' })).toHaveCount(0);
-  await page.getByRole('button', { name: 'Allow edited: Run a command' }).click();
+  await page.getByRole('button', { name: 'Allow edited: Run npm test' }).click();
   await expect(page.getByText('You chose: Allow edited')).toBeVisible();
   expect(
     await machine.waitFor((m) => m.type === 'approval.respond' && m.approvalId === 'a2'),
@@ -135,7 +135,8 @@ test('E2, E3, E4: scopes say what they cover, Rules revoke, Edit sends exactly t
     reason: 'interrupted',
   });
   machine.say({ type: 'session.update', session: { ...session('idle') } });
-  await expect(page.getByText('Stopped before it finished.')).toBeVisible();
+  // E4/E11: a stop the owner asked for is "Stopped by you", never an error.
+  await expect(page.locator('.tl-final')).toContainText('Stopped by you');
   await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
   expect(sent(machine, 'session.interrupt')).toHaveLength(1);
   await machine.close();
@@ -153,13 +154,12 @@ test('EC: a machine without the capabilities sees exactly today’s app: Allow/D
   // Even a request carrying the E2/E3 fields (a machine that sends them without announcing).
   machine.say(request('a1'));
   await nav(page, `#/m/${machine.roomId}/s/s1/approval/a1`);
-  await expect(page.getByRole('button', { name: 'Allow: Run a command' })).toBeVisible();
-  await expect(
-    page.getByRole('button', { name: /Allow once|for this session|Always/ }),
-  ).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Allow once: Run npm test' })).toBeVisible();
+  // E11: "Allow once" is the one wording for the plain allow too; no remembered scope.
+  await expect(page.getByRole('button', { name: /for this session|Always/ })).toHaveCount(0);
   await expect(page.getByRole('button', { name: /Edit/ })).toHaveCount(0);
   await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
-  await page.getByRole('button', { name: 'Allow: Run a command' }).click();
+  await page.getByRole('button', { name: 'Allow once: Run npm test' }).click();
   const respond = await machine.waitFor((m) => m.type === 'approval.respond');
   expect(Object.keys(respond).sort()).toEqual(
     ['approvalId', 'decision', 'requestId', 'ts', 'type', 'v'].sort(),

@@ -72,7 +72,7 @@ test('E2: Allow for this session → the next matching request is allowed withou
   follow(s, 'run: mkdir -p third');
   await expect.poll(() => approvalsOf(s).length).toBe(before + 1);
   await go(page, `#/m/${laptop.roomId}/s/${s}`);
-  await expect(page.getByRole('button', { name: 'Allow once: Run a command' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Allow once: Run mkdir -p third' })).toBeVisible();
   expect(existsSync(path.join(root(), 'third'))).toBe(false);
 });
 
@@ -82,10 +82,10 @@ test('E3: Edit, then Allow edited → the edited command ran (its file exists), 
   await pairApp(page, [laptop]);
   const s = await laptop.dispatch('run: touch original.txt', isApproval);
   await cardOf(page, s, lastApprovalId(s));
-  await page.getByRole('button', { name: 'Edit before allowing: Run a command' }).click();
+  await page.getByRole('button', { name: 'Edit before allowing: Run touch original.txt' }).click();
   await page.getByRole('textbox').first().fill('touch edited.txt');
   await expect(page.getByLabel('Will run')).toHaveText('touch edited.txt');
-  await page.getByRole('button', { name: 'Allow edited: Run a command' }).click();
+  await page.getByRole('button', { name: 'Allow edited: Run touch original.txt' }).click();
   await expect.poll(() => existsSync(path.join(root(), 'edited.txt'))).toBe(true);
   await laptop.phone.waitForMessage((m) => inState('done')(m, s));
   expect(existsSync(path.join(root(), 'original.txt'))).toBe(false);
@@ -105,6 +105,7 @@ test('E4: Stop (two taps) ends a long run within 2 s, and the turn ends "Stopped
   await expect(stop).toHaveText('Tap again to stop');
   await stop.click();
   // E4's own bound: the machine ends the command's process group and the turn at once.
-  await expect(page.getByText('Stopped before it finished.')).toBeVisible({ timeout: 2_000 });
+  // E11/SC3: the stop the owner asked for reads "Stopped by you", never as an error.
+  await expect(page.locator('.tl-final')).toContainText('Stopped by you', { timeout: 2_000 });
   expect(existsSync(path.join(root(), 'late.txt'))).toBe(false);
 });

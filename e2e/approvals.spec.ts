@@ -50,7 +50,7 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     machine.say({ type: 'session.snapshot', sessions: [session('s1', 'Fix the build')] });
     machine.say(approval('a1', 'Run npm test'));
     await nav(page, '#/');
-    const allow = page.getByRole('button', { name: 'Allow: Run npm test' });
+    const allow = page.getByRole('button', { name: 'Allow once: Run npm test' });
     await expect(allow).toBeEnabled();
     await expectAccessible(page, 'inbox with an approval');
     await allow.dblclick();
@@ -86,7 +86,8 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     const decision = await machine.waitFor((m) => m.type === 'approval.respond');
     expect(decision).toMatchObject({ approvalId: 'a2', decision: 'deny' });
     machine.say({ type: 'approval.closed', approvalId: 'a2', resolution: 'deny' });
-    await expect(page.getByText('Approval “Edit x.ts”: denied.')).toBeVisible();
+    // SC1: the outcome takes the card's place in the timeline, in the owner's words.
+    await expect(page.locator('.tl-outcome[data-card="a2"]')).toContainText('Denied');
     await barrier(page, machine);
     expect(machine.received.filter((m) => m.type === 'approval.respond')).toHaveLength(1);
     await machine.close();
@@ -100,11 +101,11 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     await machine.connect();
     await pairByCode(page, machine.code, 'laptop');
     machine.say({ type: 'session.snapshot', sessions: [session('s1', 'Fix')] });
-    machine.say(approval('a3', 'Run rm'));
+    machine.say(approval('a3', 'Run rm', 'rm'));
     await nav(page, '#/');
-    await expect(page.getByRole('button', { name: 'Allow: Run rm' })).toBeEnabled();
+    await expect(page.getByRole('button', { name: 'Allow once: Run rm' })).toBeEnabled();
     await machine.close();
-    await expect(page.getByRole('button', { name: 'Allow: Run rm' })).toBeDisabled();
+    await expect(page.getByRole('button', { name: 'Allow once: Run rm' })).toBeDisabled();
     await expect(page.getByRole('button', { name: 'Deny: Run rm' })).toBeDisabled();
     await expect(page.getByText('The machine is offline — actions are disabled.')).toBeVisible();
     await expect(page.getByText(/laptop offline since \d\d:\d\d/).first()).toBeVisible();
@@ -118,12 +119,12 @@ test.describe('Approvals (D10: never lost, never doubled, never offline)', () =>
     await machine.connect();
     await pairByCode(page, machine.code, 'laptop');
     machine.say({ type: 'session.snapshot', sessions: [session('s1', 'Fix')] });
-    machine.say(approval('a4', 'Run lint'));
+    machine.say(approval('a4', 'Run lint', 'lint'));
     await nav(page, `#/m/${machine.roomId}/s/s1`);
-    await expect(page.getByRole('button', { name: 'Allow: Run lint' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Allow once: Run lint' })).toBeVisible();
     machine.say({ type: 'approval.closed', approvalId: 'a4', resolution: 'local' });
     await expect(page.getByText('Approval “Run lint”: answered on the computer.')).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Allow: Run lint' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Allow once: Run lint' })).toHaveCount(0);
     await machine.close();
   });
 

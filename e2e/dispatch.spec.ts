@@ -106,13 +106,14 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     m.proc.write(`phones approve ${asked[1]}`);
     await m.proc.waitForLine(/approved phone \S+: it may act from now on/);
     await nav(page, session);
-    await expect(page.getByText('Older messages exist and are not loaded.')).toBeVisible();
-    await expect(page.getByText('Start of the conversation.')).toHaveCount(0);
-    await expect(page.getByRole('listitem').filter({ hasText: /Read b\.txt/ })).toBeVisible();
+    // SC1.1: a read is a tool call in the timeline: its name, the file, the text folded below.
+    await expect(page.locator('.tl-tool').filter({ hasText: /read\s*b\.txt/ })).toBeVisible();
     await expectAccessible(page, 'session transcript');
-    await page.getByRole('button', { name: 'Load older' }).click();
+    // SC1.3: the session opens at its newest entry; scrolling up to the top of the timeline asks
+    // for the older page by itself.
+    await page.evaluate(() => scrollTo(0, 0));
     await expect(page.getByText('Start of the conversation.')).toBeVisible();
-    await expect(page.getByRole('listitem').filter({ hasText: /Read a\.txt/ })).toBeVisible();
+    await expect(page.locator('.tl-tool').filter({ hasText: /read\s*a\.txt/ })).toBeVisible();
     await expect(page.getByRole('listitem').filter({ hasText: 'read: a.txt' })).toBeVisible();
 
     await page.getByLabel('Reply to this session').fill('say: second turn');
@@ -131,7 +132,10 @@ test.describe('Dispatch and live sessions (mock machine)', () => {
     await pairByCode(page, open.pairingCode, 'open');
     await nav(page, '#/new');
     await page.getByRole('combobox', { name: 'Machine' }).selectOption({ label: 'plain' });
-    await expect(page.getByText('This machine does not allow full-access dispatch.')).toBeVisible();
+    // SC4: the refused option says what it means and where it is turned on.
+    await expect(
+      page.getByText(/Full access is off on this machine: every tool call/),
+    ).toBeVisible();
     await expect(page.getByLabel('Full access (danger)')).toHaveCount(0);
 
     await page.getByRole('combobox', { name: 'Machine' }).selectOption({ label: 'open' });

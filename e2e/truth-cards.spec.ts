@@ -97,7 +97,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
       open: { approvals: ['a1'], questions: [] },
     });
     await expect(page.getByText('Approval “Run lint”: no longer pending on demo.')).toBeVisible();
-    await page.getByRole('button', { name: 'Allow: Run npm test' }).click();
+    await page.getByRole('button', { name: 'Allow once: Run npm test' }).click();
     await machine.waitFor((x) => x.type === 'approval.respond');
     // The machine restarts before confirming.
     machine.say(status('inst-B'));
@@ -127,7 +127,7 @@ test.describe('U1: cards always match the machine (E1)', () => {
       createdAt: Date.now(),
     });
     await nav(page, '#/');
-    await expect(page.getByRole('button', { name: 'Allow: Run npm test' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Allow once: Run npm test' })).toBeVisible();
     await expect(page.getByText(/1 waiting/)).toBeVisible();
     await untilCached(page, 'Fix the build');
     await machine.close();

@@ -46,7 +46,7 @@ test.describe('U4.offline: offline truth', () => {
     machine.say({ type: 'session.snapshot', sessions: [session] });
     machine.say(approval);
     await nav(page, `#/m/${machine.roomId}/s/s1`);
-    const allow = page.getByRole('button', { name: 'Allow: Run npm test' });
+    const allow = page.getByRole('button', { name: 'Allow once: Run npm test' });
     await expect(allow).toBeEnabled();
     await context.setOffline(true);
     await expect(page.getByText(/You are offline: this phone has no network/)).toBeVisible({
@@ -72,7 +72,7 @@ test.describe('U4.offline: offline truth', () => {
     machine.say({ type: 'session.snapshot', sessions: [session] });
     machine.say(approval);
     await nav(page, `#/m/${machine.roomId}/s/s1`);
-    const allow = page.getByRole('button', { name: 'Allow: Run npm test' });
+    const allow = page.getByRole('button', { name: 'Allow once: Run npm test' });
     await expect(allow).toBeEnabled();
     await relay.down();
     await expect(

@@ -242,7 +242,8 @@ test.describe('U3: the transcript never shrinks, and reads well', () => {
     });
     await expect(page.locator('strong', { hasText: 'the plan' })).toBeVisible();
     expect(await markdownLoaded()).toBe(true);
-    const summary = page.locator('section[aria-labelledby="final-title"] .tr-md');
+    // SC1: the turn's summary is the timeline's last item.
+    const summary = page.locator('.tl-final .tr-md');
     await expect
       .poll(() => summary.evaluate((el) => (el as HTMLElement).innerText))
       .toBe('Tests ran:\n12 passed\n0 failed');

@@ -111,7 +111,7 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
     //    stamped in the page the moment it enters the DOM.
     await page.evaluate(() => {
       const w = globalThis as unknown as { __cardAt?: number };
-      const card = 'button[aria-label="Allow: Run a command"]';
+      const card = 'button[aria-label^="Allow once: Run echo"]';
       new MutationObserver((_, observer) => {
         if (document.querySelector(card) === null) return;
         w.__cardAt = Date.now();
@@ -128,7 +128,7 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
       );
     const approvalLinesBefore = machine.lines.length;
     await page.getByRole('button', { name: 'Start session' }).click();
-    const allow = page.getByRole('button', { name: 'Allow: Run a command' });
+    const allow = page.getByRole('button', { name: /^Allow once: Run echo/ });
     await expect(allow).toBeEnabled();
     const sentAt = await lineTime(machine, /▶ approval /, approvalLinesBefore);
     const cardAt = await page.evaluate(

@@ -123,7 +123,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
         }
         ruleAdded = added.created;
       }
-      if (!core.pending.decideFromPhone(m.approvalId, m.decision === 'allow', m.edited))
+      if (!core.pending.decideFromPhone(m.approvalId, m.decision === 'allow', m.edited, m.message))
         return notPending();
       // After the approval.closed this returns (sent synchronously by the caller).
       if (ruleAdded) queueMicrotask(() => core.rulesChanged());

@@ -47,7 +47,13 @@ export type OpenQuestion = {
 };
 
 /** How an approval ended; `local` carries the desk's decision; `edited` what the phone changed. */
-export type ApprovalOutcome = { resolution: ApprovalResolution; allowed: boolean; edited?: string };
+export type ApprovalOutcome = {
+  resolution: ApprovalResolution;
+  allowed: boolean;
+  edited?: string;
+  /** E11: what the owner told the agent with a deny. */
+  message?: string;
+};
 export type QuestionOutcome =
   | { resolution: 'phone' | 'local'; answers: QuestionAnswer[] }
   | { resolution: 'cancelled' | 'expired' };
@@ -154,11 +160,12 @@ export function makePending(options: {
      * Phone decision: resolution is the decision itself; `edited` (E3, allow only) is what runs.
      * False when not pending (D11).
      */
-    decideFromPhone: (approvalId: string, allow: boolean, edited?: string) =>
+    decideFromPhone: (approvalId: string, allow: boolean, edited?: string, message?: string) =>
       closeApproval(approvalId, {
         resolution: allow ? 'allow' : 'deny',
         allowed: allow,
         ...(allow && edited !== undefined ? { edited } : {}),
+        ...(!allow && message !== undefined ? { message } : {}),
       }),
     /** Desk decision: the phone's card closes with `local`. */
     decideLocally: (approvalId: string, allow: boolean) =>

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACCESS_LEVELS,
-  clampText,
   isMember,
   MAX_TITLE_CHARS,
   SESSION_STATES,
@@ -47,8 +46,19 @@ export type SessionRecord = {
   readonly worktree?: { path: string; branch: string };
 };
 
-export const titleFrom = (prompt: string): string =>
-  clampText(prompt.trim().replace(/\s+/g, ' '), { chars: MAX_TITLE_CHARS }).text;
+/**
+ * SC4: a session's title is its prompt on one line; a longer one ends in "…" after the last whole
+ * word that fits (never cut mid-word), or mid-text only when it has no space to cut at (Chinese).
+ */
+export function titleFrom(prompt: string): string {
+  const flat = prompt.trim().replace(/\s+/g, ' ');
+  const chars = Array.from(flat);
+  if (chars.length <= MAX_TITLE_CHARS) return flat;
+  const head = chars.slice(0, MAX_TITLE_CHARS - 1).join('');
+  const space = head.lastIndexOf(' ');
+  const cut = space >= head.length / 2 ? head.slice(0, space) : head;
+  return `${cut.trimEnd()}…`;
+}
 
 export function toWireSession(s: SessionRecord): Session {
   const wire: Session = {

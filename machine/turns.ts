@@ -33,7 +33,10 @@ export function refusalOf(o: ApprovalOutcome): ApprovalAnswer {
     return o.edited !== undefined ? { allowed: true, edited: o.edited } : { allowed: true };
   const why: Refusal =
     o.resolution === 'expired' ? 'expired' : o.resolution === 'superseded' ? 'cancelled' : 'denied';
-  return { allowed: false, why };
+  // E11: the owner's words with a deny reach the agent as the denial's text.
+  return o.message !== undefined && why === 'denied'
+    ? { allowed: false, why, message: o.message }
+    : { allowed: false, why };
 }
 
 async function stepsFor(

@@ -43,7 +43,7 @@ describe('dispatch.request → dispatch.result', () => {
     });
   });
 
-  it('prompt limits: > 8192 chars → prompt-too-long-chars; CJK within the chars but > 10 KiB → prompt-too-long-bytes; title = first 80 chars', async () => {
+  it('prompt limits: > 8192 chars → prompt-too-long-chars; CJK within the chars but > 10 KiB → prompt-too-long-bytes; title = the first 80 chars, ending in … when cut (SC4)', async () => {
     const w = await suite.world();
     const phone = await w.phone();
     expect(await dispatch(phone, { prompt: 'a'.repeat(MAX_PROMPT_CHARS + 1) })).toMatchObject({
@@ -60,8 +60,9 @@ describe('dispatch.request → dispatch.result', () => {
     const r = await dispatch(phone, { prompt: atLimit });
     expect(r.ok).toBe(true);
     const session = w.machine.sessions().find((s) => s.sessionId === r.sessionId)!;
+    // SC4: a cut title ends in "…" within the 80 characters (no space after the first word: cut there).
     expect([...session.title]).toHaveLength(80);
-    expect(session.title).toBe('say: ' + '字'.repeat(75));
+    expect(session.title).toBe('say: ' + '字'.repeat(74) + '…');
   });
 
   it('full access: refused with full-access-disabled unless --allow-full-access; then the session keeps access:full for good', async () => {
@@ -345,6 +346,26 @@ describe('the scripted agent over the wire', () => {
     );
     const last = phone.messages.filter(is('session.update')).at(-1)!.session;
     expect(last.steps).toEqual([{ tool: 'run (denied)' }]);
+  });
+
+  it('E11: a deny with a message tells the agent: the tool does not run and the transcript and summary carry the words', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'run: touch ran.txt\nsay: after' });
+    const a = await phone.waitFor(is('approval.request'));
+    phone.send({
+      type: 'approval.respond',
+      requestId: crypto.randomUUID(),
+      approvalId: a.approvalId,
+      decision: 'deny',
+      message: 'use the test folder instead 谢谢',
+    });
+    const denied =
+      'Denied: `touch ran.txt` was not run.\nThe owner said: use the test folder instead 谢谢';
+    const final = await finalOf(phone, r.sessionId!);
+    expect(final.summary).toBe(`${denied}\nafter`);
+    expect(existsSync(path.join(w.root, 'ran.txt'))).toBe(false);
+    expect(w.machine.transcript(r.sessionId!).map((e) => e.text)).toContain(denied);
   });
 
   it('turn.final carries reason only when the summary is a placeholder (no-assistant-text)', async () => {

@@ -106,6 +106,15 @@ export type AccessLevel = Member<typeof ACCESS_LEVELS>;
 export const APPROVAL_SCOPES = { once: 'once', session: 'session', always: 'always' } as const;
 export type ApprovalScope = Member<typeof APPROVAL_SCOPES>;
 
+/** E11: why a session can take no more messages (`Session.ended.reason`). */
+export const SESSION_END_REASONS = {
+  'machine-restarted': 'machine-restarted',
+  stopped: 'stopped',
+  failed: 'failed',
+  finished: 'finished',
+} as const;
+export type SessionEndReason = Member<typeof SESSION_END_REASONS>;
+
 /** E2: the scopes a machine can remember (and offer in `approval.request.rule.scopes`). */
 export const RULE_SCOPES = { session: 'session', always: 'always' } as const;
 export type RuleScope = Member<typeof RULE_SCOPES>;

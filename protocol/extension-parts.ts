@@ -35,6 +35,8 @@ import {
   MAX_CREDENTIAL_ID_BYTES,
   MAX_EDITABLE_BYTES,
   MAX_EDITABLE_LABEL_CHARS,
+  MAX_DENY_MESSAGE_CHARS,
+  MAX_REASON_CODE_CHARS,
   MAX_ORIGIN_CHARS,
   MAX_PATH_CHARS,
   MAX_PHONE_NAME_CHARS,
@@ -126,6 +128,21 @@ export function approvalRisk(v: unknown): ApprovalRisk {
   if (!RISK_CODE.test(reason))
     throw new Invalid('reason must be a code: lower-case words joined by -');
   return { reason };
+}
+
+/** E11: `{reason}` of `approval.request.risk` and `Session.ended`: a code, unknown ones kept. */
+export function reasonCode(v: unknown, name: string): { reason: string } {
+  const o = obj(v, name);
+  const reason = text(o, 'reason', { chars: MAX_REASON_CODE_CHARS });
+  if (reason.trim().length === 0) throw new Invalid(`${name}.reason must not be blank`);
+  return { reason };
+}
+
+/** E11: `approval.respond.message`, only with a deny; never clamped (the owner's own words). */
+export function denyMessage(o: Fields, decision: string): string | undefined {
+  const v = optText(o, 'message', { chars: MAX_DENY_MESSAGE_CHARS });
+  if (v !== undefined && decision !== 'deny') throw new Invalid('message applies to deny only');
+  return v;
 }
 
 /** E3: the command (or other text) the phone may change. The value is never clamped. */

@@ -384,3 +384,31 @@ describe('E8: reason codes', () => {
     for (const c of codes) expect(REASON_CODES[c as keyof typeof REASON_CODES]).toBe(c);
   });
 });
+
+describe('E11: a deny the agent hears, an ended session', () => {
+  it('E11: approval.respond.message rides on a deny only, up to 500 characters, never clamped', () => {
+    const deny = { decision: 'deny', scope: undefined, edited: undefined };
+    const r = value(phone('approval.respond', { ...deny, message: '界'.repeat(500) }));
+    expect(r.type === 'approval.respond' && r.message).toBe('界'.repeat(500));
+    expectInvalid(phone('approval.respond', { ...deny, message: 'x'.repeat(501) }), 'message');
+    expectInvalid(phone('approval.respond', { message: 'why' }), 'message');
+    expect('message' in value(phone('approval.respond', deny))).toBe(false);
+  });
+  it('E11: Session.ended says why a session takes no more messages; absent stays absent', () => {
+    const update = MACHINE_MESSAGES['session.update'];
+    const ended = value(
+      parseMachineMessage({
+        ...update,
+        session: { ...update.session, ended: { reason: 'machine-restarted' } },
+      }),
+    );
+    expect(ended.type === 'session.update' && ended.session.ended).toEqual({
+      reason: 'machine-restarted',
+    });
+    expect(
+      parseMachineMessage({ ...update, session: { ...update.session, ended: 'yes' } }).ok,
+    ).toBe(false);
+    const plain = value(parseMachineMessage(update));
+    expect(plain.type === 'session.update' && 'ended' in plain.session).toBe(false);
+  });
+});

@@ -41,6 +41,10 @@ export const MAX_PATH_CHARS = 4096;
 export const MAX_RULES = 256;
 /** E3: `editable.value` and `approval.respond.edited` (extensions: "≤ 4 KiB"), UTF-8 bytes. */
 export const MAX_EDITABLE_BYTES = 4 * 1024;
+/** E11: `approval.respond.message`, what the owner tells the agent with a deny (code points). */
+export const MAX_DENY_MESSAGE_CHARS = 500;
+/** E11: a reason code (`risk.reason`, `Session.ended.reason`); unknown codes are tolerated. */
+export const MAX_REASON_CODE_CHARS = 64;
 /** E3: `editable.label`, shown above the edit field. */
 export const MAX_EDITABLE_LABEL_CHARS = 80;
 /** E11: `approval.request.risk.reason`, a code (like every `reason`); never clamped. */

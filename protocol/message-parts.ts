@@ -24,6 +24,7 @@ import {
   unique,
   type Fields,
 } from './check.ts';
+import { reasonCode } from './extension-parts.ts';
 import { MAX_TOOL_CHARS } from './limits.ts';
 import type {
   Capabilities,
@@ -103,6 +104,7 @@ export function parseSession(v: unknown): Session {
     activity: optStr(o, 'activity', MAX_TOOL_CHARS),
     steps: o.steps === undefined ? undefined : list(o, 'steps', MAX_STEPS, step),
     stepCount: optInt(o, 'stepCount'),
+    ended: o.ended === undefined ? undefined : reasonCode(o.ended, 'ended'),
   });
 }
 

@@ -47,6 +47,8 @@ export type Session = {
   steps?: SessionStep[];
   /** The true total, sent only when earlier steps were dropped. */
   stepCount?: number;
+  /** E11: the session can take no more messages, and why (SESSION_END_REASONS or other). */
+  ended?: { reason: string };
 };
 
 export type QuestionOption = { id: string; label: string; description?: string };
@@ -180,6 +182,8 @@ export type ApprovalRespond = Base<'approval.respond'> &
     edited?: string;
     /** E7: the assertion over `presenceChallengeText` (presence.ts). */
     presence?: PresenceAssertion;
+    /** E11: with `deny` only: what the owner tells the agent (≤ MAX_DENY_MESSAGE_CHARS). */
+    message?: string;
   };
 export type DispatchRequest = Base<'dispatch.request'> &
   FromPhone & {

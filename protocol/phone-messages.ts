@@ -19,6 +19,7 @@ import { MAX_ENVELOPE_BYTES } from './limits.ts';
 import {
   base64Field,
   boxKey,
+  denyMessage,
   edited,
   phoneName,
   presenceAssertion,
@@ -75,6 +76,7 @@ export const PHONE_PARSERS: {
       decision,
       ...respondExtras(o, decision),
       presence: presence(o),
+      message: denyMessage(o, decision),
     });
   },
   'dispatch.request': (o) => {

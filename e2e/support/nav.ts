@@ -8,7 +8,7 @@ export async function nav(page: Page, hash: string) {
 }
 
 /**
- * The primary Allow of a mock-machine command card: "Allow once" where the machine offers a
- * remembered scope for the command (E2), plain "Allow" where it offers none.
+ * The primary Allow of a mock-machine command card: "Allow once" (one wording, E11), named after
+ * the command it runs (the card's title is "Run <command>", E11).
  */
-export const ALLOW_RUN = /^Allow(?: once)?: Run a command$/;
+export const ALLOW_RUN = /^Allow once: Run \S/;

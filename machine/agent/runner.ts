@@ -36,7 +36,8 @@ export type AgentAnswer =
  * Only an explicit allow (phone, desk, or a rule the human made, E2) runs the tool; never a
  * timeout. `edited` (E3): the command the human changed it to, which runs instead.
  */
-export type ApprovalAnswer = { allowed: true; edited?: string } | { allowed: false; why: Refusal };
+export type ApprovalAnswer =
+  { allowed: true; edited?: string } | { allowed: false; why: Refusal; message?: string };
 
 export type AgentContext = {
   readonly cwd: string;
@@ -80,10 +81,12 @@ const REFUSED_PREFIX: Record<Refusal, string> = {
   expired: 'Approval expired',
   cancelled: 'Approval cancelled',
 };
-export const notRun = (why: Refusal, command: string): string =>
-  `${REFUSED_PREFIX[why]}: \`${command}\` was not run.`;
-export const notWritten = (why: Refusal, file: string): string =>
-  `${REFUSED_PREFIX[why]}: ${file} was not written.`;
+/** E11: the owner's message with a deny, as the agent is told it. */
+const saying = (message?: string) => (message === undefined ? '' : `\nThe owner said: ${message}`);
+export const notRun = (why: Refusal, command: string, message?: string): string =>
+  `${REFUSED_PREFIX[why]}: \`${command}\` was not run.${saying(message)}`;
+export const notWritten = (why: Refusal, file: string, message?: string): string =>
+  `${REFUSED_PREFIX[why]}: ${file} was not written.${saying(message)}`;
 
 export async function runTurn(
   steps: readonly ScriptStep[],
@@ -160,7 +163,7 @@ export async function runTurn(
         });
         if (!answer.allowed) {
           ctx.toolFinished(answer.why);
-          note(notRun(answer.why, step.command));
+          note(notRun(answer.why, step.command, answer.message));
           break;
         }
         // E3: exactly what the human allowed, the edited line when there is one.
@@ -199,7 +202,7 @@ export async function runTurn(
         if (!answer.allowed) {
           ctx.toolFinished(answer.why);
           writes.set(step.path, answer.why);
-          note(notWritten(answer.why, step.path));
+          note(notWritten(answer.why, step.path, answer.message));
           break;
         }
         const r = await writeMakingFolders(ctx.host(), abs(step.path), text);

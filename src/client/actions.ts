@@ -6,7 +6,12 @@ import {
   type DispatchInput,
 } from './client-types.ts';
 import type { Decisions } from './decisions.ts';
-import { extensionsOf, respondExtras, type ApprovalChoice } from './extensions.ts';
+import {
+  denyMessageExtra,
+  extensionsOf,
+  respondExtras,
+  type ApprovalChoice,
+} from './extensions.ts';
 import type { Identity } from './identity.ts';
 import { phonesOffered } from './phones.ts';
 import type { ViewStore } from './view-store.ts';
@@ -77,13 +82,16 @@ export function makeActions(options: {
       if (decision === 'allow' && view?.conflicts?.[approvalId]) {
         return Promise.resolve({ ok: false, code: CONTENT_CONFLICT });
       }
+      // E11: what the owner tells the agent with a deny.
+      const said = denyMessageExtra(decision, choice.message);
+      if (!said.ok) return Promise.resolve(said);
       // E7: a deny never needs presence, so it never prompts.
       const needsPresence = decision === 'allow' && approval?.presence === true;
       return act(
         roomId,
         'approval',
         () => approvalId,
-        { type: 'approval.respond', approvalId, decision, ...extras },
+        { type: 'approval.respond', approvalId, decision, ...extras, ...said.extras },
         needsPresence && approval
           ? identity.presenceFor({ roomId, approvalId, decision, request: approval, ...extras })
           : undefined,

@@ -1,5 +1,6 @@
 import {
   approvalRespondRefusal,
+  MAX_DENY_MESSAGE_CHARS,
   MAX_EDITABLE_BYTES,
   utf8ByteLength,
   offeredScopes,
@@ -48,8 +49,9 @@ export const canStop = (view: Pick<MachineView, 'status'>, session: Session): bo
   session.live === true &&
   (session.state === SESSION_STATES.running || session.state === SESSION_STATES.awaiting_approval);
 
-export type ApprovalChoice = { scope?: ApprovalScope; edited?: string };
-export type ChoiceRefusal = 'scope-not-offered' | 'not-editable' | 'edit-blank' | 'edit-too-long';
+export type ApprovalChoice = { scope?: ApprovalScope; edited?: string; message?: string };
+export type ChoiceRefusal =
+  'scope-not-offered' | 'not-editable' | 'edit-blank' | 'edit-too-long' | 'message-too-long';
 export type ChoiceResult =
   { ok: true; extras: ApprovalChoice } | { ok: false; code: ChoiceRefusal };
 
@@ -86,4 +88,19 @@ export function respondExtras(
       ...(edited !== undefined ? { edited } : {}),
     },
   };
+}
+
+/**
+ * E11: what the owner tells the agent with a deny — trimmed, left out when blank (one tap skips
+ * it), never with an allow, and refused over MAX_DENY_MESSAGE_CHARS rather than clamped.
+ */
+export function denyMessageExtra(
+  decision: Decision,
+  message: string | undefined,
+): { ok: true; extras: { message?: string } } | { ok: false; code: ChoiceRefusal } {
+  const text = message?.trim() ?? '';
+  if (decision !== 'deny' || text === '') return { ok: true, extras: {} };
+  if (Array.from(text).length > MAX_DENY_MESSAGE_CHARS)
+    return { ok: false, code: 'message-too-long' };
+  return { ok: true, extras: { message: text } };
 }

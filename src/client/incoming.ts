@@ -1,5 +1,5 @@
 import { open, parseMachineMessage, type MachineMessage } from '../../protocol/index.ts';
-import { applyMessage, type MachineView, type TranscriptAsk } from './machine-view.ts';
+import { applyMessage, type Chosen, type MachineView, type TranscriptAsk } from './machine-view.ts';
 import type { Outbox } from './outbox.ts';
 import { E1_RESOLUTIONS, type QueuedLookup } from './reconcile.ts';
 import type { makeReplyNotes } from './reply-notes.ts';
@@ -36,6 +36,42 @@ export function openFrame(
   return { view: base, message: parsed.value };
 }
 
+/**
+ * SC1: a card the machine closed on this phone's decision keeps what was chosen (scope, edit,
+ * message, a question's labels), read from the outbox before the close confirms the entry.
+ */
+function withChosen(base: MachineView, next: MachineView, outbox: Outbox): MachineView {
+  let changed = false;
+  const closed = next.closed.map((note) => {
+    if (base.closed.includes(note) || note.undelivered) return note;
+    const e = outbox.find(note.kind, base.roomId, note.id);
+    if (!e) return note;
+    let chosen: Chosen | undefined;
+    const m = e.message;
+    if (m.type === 'approval.respond' && m.decision === note.resolution) {
+      const key = base.approvals[note.id]?.rule?.key;
+      chosen = {
+        scope: m.scope ?? 'once',
+        ...(m.scope === 'always' && key !== undefined ? { ruleKey: key } : {}),
+        ...(m.edited !== undefined ? { edited: m.edited } : {}),
+        ...(m.message !== undefined ? { message: m.message } : {}),
+      };
+    } else if (m.type === 'question.respond' && note.resolution === 'phone') {
+      const items = base.questions[note.id]?.items ?? [];
+      const labels = m.answers.flatMap((a) => {
+        const item = items.find((i) => i.id === a.itemId);
+        const picked = a.optionIds.map((id) => item?.options.find((o) => o.id === id)?.label ?? id);
+        return a.freeText !== undefined ? [...picked, a.freeText] : picked;
+      });
+      chosen = { labels };
+    }
+    if (!chosen) return note;
+    changed = true;
+    return { ...note, chosen };
+  });
+  return changed ? { ...next, closed } : next;
+}
+
 /** Applies a message and settles the outbox: confirmations, E1-dropped decisions, reply fates. */
 export function settle(
   base: MachineView,
@@ -53,10 +89,14 @@ export function settle(
     if (!e) return undefined;
     return e.message.type === 'approval.respond' ? e.message.decision : 'answer';
   };
-  const next = applyMessage(base, message, ctx.at, {
-    ...(ctx.ask ? { ask: ctx.ask } : {}),
-    queued,
-  });
+  const next = withChosen(
+    base,
+    applyMessage(base, message, ctx.at, {
+      ...(ctx.ask ? { ask: ctx.ask } : {}),
+      queued,
+    }),
+    ctx.outbox,
+  );
   ctx.replyNotes.confirmed(ctx.outbox.confirm(roomId, message), message);
   // E1: a decision queued for a card that just closed without the machine's word is dropped
   // (its note says "not delivered"), never re-sent.

@@ -12,7 +12,7 @@ import { mergePage, type TranscriptView } from './transcript-merge.ts';
 import type { MachineView, TranscriptAsk } from './view-types.ts';
 
 export type { TranscriptView } from './transcript-merge.ts';
-export type { ClosedNote, Ended, MachineView, TranscriptAsk } from './view-types.ts';
+export type { Chosen, ClosedNote, Ended, MachineView, TranscriptAsk } from './view-types.ts';
 export { openCards, sessionCounts, type OpenCard } from './waiting.ts';
 
 // Everything the phone knows about one paired machine, updated only by the pure functions below

@@ -1,7 +1,7 @@
 import type { Kv } from './kv.ts';
 import type { MachineView } from './machine-view.ts';
 import type { TimerHandle, Timeouts } from './socket.ts';
-import type { TranscriptView } from './transcript-merge.ts';
+import { cap, MAX_TRANSCRIPT_ENTRIES_CACHED, type TranscriptView } from './transcript-merge.ts';
 
 // Offline reading: the last status, sessions, turn summaries, closed-card notes and fetched
 // transcript pages of each machine are kept in IndexedDB and shown, with "as of hh:mm", when the
@@ -129,7 +129,7 @@ export function makeViewCache(kv: Kv, timers: Timeouts) {
       const page = view.transcripts[id]!;
       if (w.transcripts.get(id) === page) continue;
       w.transcripts.set(id, page);
-      void kv.set(transcriptKey(view.roomId, id), page);
+      void kv.set(transcriptKey(view.roomId, id), cap(page, MAX_TRANSCRIPT_ENTRIES_CACHED));
     }
     // Evicted from the bounded view: evicted from the disk too.
     for (const id of [...w.transcripts.keys()]) {

@@ -54,6 +54,7 @@ export function closeCard(
     title: approval ? approval.title : (question?.items[0]?.prompt ?? ''),
     at: how.at,
     ts: how.ts,
+    askedTs: open.createdAt,
     ...(undelivered ? { undelivered } : {}),
     ...(how.decidedBy ? { by: how.decidedBy } : {}),
   };

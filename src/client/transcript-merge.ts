@@ -18,8 +18,15 @@ export type TranscriptView = {
   touchedAt: number;
 };
 
-/** At most this many entries are kept per session (the newest); older ones are fetched again. */
-export const MAX_TRANSCRIPT_ENTRIES_KEPT = 300;
+/**
+ * At most this many entries are kept per session in memory (the newest); older ones are fetched
+ * again. SC1: enough that scrolling up through a long session (paged 11 KiB at a time) keeps what
+ * it loaded — at 300 an older page beyond the cap was dropped as soon as it merged, so the
+ * conversation could never be read back further. The disk keeps fewer (offline-cache.ts).
+ */
+export const MAX_TRANSCRIPT_ENTRIES_KEPT = 2000;
+/** H10: entries per session written to the offline cache (the newest). */
+export const MAX_TRANSCRIPT_ENTRIES_CACHED = 300;
 
 const below = (a: number | null, b: number | null) =>
   a === null ? b !== null : b !== null && a < b;
@@ -57,7 +64,7 @@ function union(a: readonly TranscriptEntry[], b: readonly TranscriptEntry[]): Tr
 }
 
 /** Drops the oldest entries beyond the cap; the remaining first span no longer reaches the start. */
-function cap(view: TranscriptView, max: number): TranscriptView {
+export function cap(view: TranscriptView, max: number): TranscriptView {
   if (view.entries.length <= max) return view;
   const entries = view.entries.slice(view.entries.length - max);
   const first = entries[0]!.seq;

@@ -32,6 +32,19 @@ export type ClosedNote = {
   undelivered?: 'allow' | 'deny' | 'answer';
   /** E6: the phone that decided, as the machine said. */
   by?: DecidedBy;
+  /** SC1: machine time the card was asked (`createdAt`), where the timeline shows it. */
+  askedTs?: number;
+  /** SC1: what this phone chose, when the machine closed the card on its decision. */
+  chosen?: Chosen;
+};
+
+/** SC1: a decision as this phone sent it (E2 scope, E3 edit, E11 message, a question's labels). */
+export type Chosen = {
+  scope?: 'once' | 'session' | 'always';
+  ruleKey?: string;
+  edited?: string;
+  message?: string;
+  labels?: string[];
 };
 
 /** A card that ended, by id ("a:<id>" / "q:<id>"): who ended it and the machine ts of that frame. */

@@ -26,9 +26,9 @@ export const enFirst = {
   'card.approval': 'Approval',
   'card.question': 'Question',
   'card.session': 'Session: {title}',
-  'card.allow': 'Allow',
+  'card.allow': 'Allow once',
   'card.deny': 'Deny',
-  'card.allowNamed': 'Allow: {title}',
+  'card.allowNamed': 'Allow once: {title}',
   'card.denyNamed': 'Deny: {title}',
   'card.truncated': 'Truncated',
   'card.sent': 'Sent',
@@ -41,8 +41,10 @@ export const enFirst = {
   'card.chooseOne': 'Choose one',
   'card.chooseMany': 'Choose any',
   'card.lines': 'Diff with line numbers',
-  'decision.allow': 'Allow',
+  'decision.allow': 'Allow once',
   'decision.deny': 'Deny',
+  /** The decision named inside a sentence ("Your Allow was not delivered"). */
+  'decision.allowWord': 'Allow',
   'block.offline': 'Not connected to the relay — actions are disabled until the link is back.',
   'block.machine-offline': 'The machine is offline — actions are disabled.',
   'block.repair-needed': 'Re-pair this machine before acting.',
@@ -109,7 +111,7 @@ export const enFirst = {
   'block.no-network': 'You are offline — actions are disabled until this phone is back online.',
   'truth.youOffline': 'You are offline',
   'truth.youOfflineLong':
-    'You are offline: this phone has no network. What you see was saved earlier; actions wait until you are back online.',
+    'You are offline: this phone has no network. What you see was saved earlier; Allow, Deny, Send and the other actions are disabled until you are back online — nothing is queued.',
   'truth.relayDown': 'Can’t reach the relay since {time}',
   'truth.relayDownLong':
     'Can’t reach the relay since {time}. This phone is online; the relay may be down or unreachable.',

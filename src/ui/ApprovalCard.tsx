@@ -1,5 +1,6 @@
 import { Show, createSignal, lazy, Suspense } from 'solid-js';
 import {
+  MAX_DENY_MESSAGE_CHARS,
   TRUNCATION_SUFFIX,
   type ApprovalRequest,
   type ApprovalRespond,
@@ -16,6 +17,21 @@ import { SessionLink } from './SessionLink.tsx';
 import { DecisionBar } from './DecisionBar.tsx';
 import { EditField, ScopeChoices } from './ApprovalChoices.tsx';
 import { ActionStatus, ErrorAlert, Presence, reasonText } from './widgets.tsx';
+import { Icon } from './icons.tsx';
+import { headingOf, riskKey } from '../client/card-words.ts';
+
+/** E11: "Run `git push --force origin main`" — the command monospace, the words translated. */
+function RunTitle(props: { command: string }) {
+  const ui = useUi();
+  const parts = () => ui.t('card.run', { command: '\u0000' }).split('\u0000');
+  return (
+    <>
+      {parts()[0]}
+      <code class="title-command">{props.command}</code>
+      {parts()[1] ?? ''}
+    </>
+  );
+}
 
 // The diff view is a lazy chunk: most approvals are commands, not patches.
 const DiffView = lazy(() => import('./DiffView.tsx'));
@@ -51,6 +67,14 @@ export function ApprovalCard(props: {
   const editable = () =>
     canEdit(props.view, props.approval) ? props.approval.editable : undefined;
   const [editing, setEditing] = createSignal<string | null>(null);
+  // E11: what the owner tells the agent with a deny; empty = a plain deny (one tap, as before).
+  const [denyMessage, setDenyMessage] = createSignal('');
+  const heading = () => headingOf(props.approval);
+  /** The title in words, for the buttons' accessible names ("Allow once: Run git push …"). */
+  const titleText = () => {
+    const h = heading();
+    return 'command' in h ? ui.t('card.run', { command: h.command }) : h.title;
+  };
 
   // One decision per approval: the first tap disables every button before anything is awaited.
   const decide = async (decision: Decision, choice: ApprovalChoice = {}) => {
@@ -81,7 +105,19 @@ export function ApprovalCard(props: {
         <span class="kind">{ui.t('card.approval')}</span> · {props.view.name} ·{' '}
         <Presence view={props.view} />
       </p>
-      <h3 id={`approval-title-${props.approval.approvalId}`}>{props.approval.title}</h3>
+      <h3 id={`approval-title-${props.approval.approvalId}`} class="card-title">
+        <Show when={heading()} keyed>
+          {(h) => ('command' in h ? <RunTitle command={h.command} /> : <>{h.title}</>)}
+        </Show>
+      </h3>
+      <Show when={props.approval.risk}>
+        {(r) => (
+          <p class="badge risk" data-reason={r().reason}>
+            <Icon name="warn" />
+            {ui.t('risk.badge', { reason: ui.t(riskKey(r().reason)) })}
+          </p>
+        )}
+      </Show>
       <CardClock
         roomId={props.view.roomId}
         createdAt={props.approval.createdAt}
@@ -127,7 +163,7 @@ export function ApprovalCard(props: {
                         type="button"
                         class="btn"
                         disabled={busy()}
-                        aria-label={ui.t('ext.editNamed', { title: props.approval.title })}
+                        aria-label={ui.t('ext.editNamed', { title: titleText() })}
                         onClick={() => setEditing(ed().value)}
                       >
                         {ui.t('ext.edit')}
@@ -154,6 +190,25 @@ export function ApprovalCard(props: {
                 </Show>
               )}
             </Show>
+            <Show when={editing() === null}>
+              <details class="deny-message">
+                <summary>{ui.t('deny.messageLabel')}</summary>
+                <label class="field">
+                  <span class="visually-hidden">{ui.t('deny.messageLabel')}</span>
+                  <textarea
+                    rows={2}
+                    maxLength={MAX_DENY_MESSAGE_CHARS}
+                    value={denyMessage()}
+                    disabled={busy()}
+                    aria-describedby={`deny-hint-${props.approval.approvalId}`}
+                    onInput={(e) => setDenyMessage(e.currentTarget.value)}
+                  />
+                </label>
+                <p class="covers" id={`deny-hint-${props.approval.approvalId}`}>
+                  {ui.t('deny.messageHint')}
+                </p>
+              </details>
+            </Show>
             <Show when={props.approval.presence}>
               <p class="hint presence-needed">{ui.t('card.presenceNeeded')}</p>
             </Show>
@@ -166,13 +221,20 @@ export function ApprovalCard(props: {
             </Show>
             <DecisionBar
               note={
-                <Show when={blocked()}>
-                  {(code) => (
-                    <p class="why" id={reasonId()}>
-                      {ui.t(`block.${code()}`)}
+                <>
+                  <Show when={scopes().length > 1 && editing() === null}>
+                    <p class="covers" id={`covers-once-${props.approval.approvalId}`}>
+                      {ui.t('ext.onceCovers')}
                     </p>
-                  )}
-                </Show>
+                  </Show>
+                  <Show when={blocked()}>
+                    {(code) => (
+                      <p class="why" id={reasonId()}>
+                        {ui.t(`block.${code()}`)}
+                      </p>
+                    )}
+                  </Show>
+                </>
               }
             >
               <button
@@ -181,10 +243,10 @@ export function ApprovalCard(props: {
                 disabled={busy() || blocked() !== null}
                 aria-label={
                   editing() !== null
-                    ? `${ui.t('ext.allowEdited')}: ${props.approval.title}`
+                    ? `${ui.t('ext.allowEdited')}: ${titleText()}`
                     : scopes().length > 1
-                      ? ui.t('ext.allowOnceNamed', { title: props.approval.title })
-                      : ui.t('card.allowNamed', { title: props.approval.title })
+                      ? ui.t('ext.allowOnceNamed', { title: titleText() })
+                      : ui.t('card.allowNamed', { title: titleText() })
                 }
                 aria-describedby={
                   blocked()
@@ -208,9 +270,9 @@ export function ApprovalCard(props: {
                 type="button"
                 class="btn deny"
                 disabled={busy() || blocked() !== null}
-                aria-label={ui.t('card.denyNamed', { title: props.approval.title })}
+                aria-label={ui.t('card.denyNamed', { title: titleText() })}
                 aria-describedby={blocked() ? reasonId() : undefined}
-                onClick={() => void decide('deny')}
+                onClick={() => void decide('deny', { message: denyMessage() })}
               >
                 {ui.t('card.deny')}
               </button>

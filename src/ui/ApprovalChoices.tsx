@@ -19,9 +19,6 @@ export function ScopeChoices(props: {
   return (
     <Show when={remembered().length > 0}>
       <div class="scope-choices" role="group" aria-label={ui.t('ext.remember')}>
-        <p class="covers" id={id('once')}>
-          {ui.t('ext.onceCovers')}
-        </p>
         <For each={remembered()}>
           {(scope) => (
             <div class="scope-choice">

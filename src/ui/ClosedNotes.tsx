@@ -33,7 +33,9 @@ export function ClosedNotes(props: {
   const undelivered = (n: ClosedNote) =>
     n.undelivered === 'answer'
       ? ui.t('truth.undeliveredAnswer')
-      : ui.t('truth.undelivered', { decision: ui.t(`decision.${n.undelivered ?? 'allow'}`) });
+      : ui.t('truth.undelivered', {
+          decision: ui.t(n.undelivered === 'deny' ? 'decision.deny' : 'decision.allowWord'),
+        });
   return (
     <div aria-live="polite">
       <For each={props.notes}>

@@ -9,13 +9,13 @@ export const COLLAPSED_LINES = 12;
  * U3.2: code and tool output in monospace, scrolling sideways inside the block (never the page),
  * long blocks collapsed with "Show all". Focusable so the sideways scroll works from a keyboard.
  */
-export function CodeBlock(props: { text: string; lang: string | undefined }) {
+export function CodeBlock(props: { text: string; lang: string | undefined; foldAt?: number }) {
   const ui = useUi();
   const [open, setOpen] = createSignal(false);
   const lines = () => props.text.split('\n');
-  const long = () => lines().length > COLLAPSED_LINES;
-  const shown = () =>
-    long() && !open() ? lines().slice(0, COLLAPSED_LINES).join('\n') : props.text;
+  const fold = () => props.foldAt ?? COLLAPSED_LINES;
+  const long = () => lines().length > fold();
+  const shown = () => (long() && !open() ? lines().slice(0, fold()).join('\n') : props.text);
   return (
     <div class="tr-code">
       <pre

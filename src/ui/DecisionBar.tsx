@@ -32,8 +32,16 @@ export function DecisionBar(props: { children: JSX.Element; note?: JSX.Element }
     };
     window.addEventListener('scroll', schedule, { passive: true });
     window.addEventListener('resize', schedule);
+    // U4: any layout change re-measures — a banner above, the text size, fonts, rotation, the
+    // bar's own wrap — so the space it reserves is always its real height.
+    const sizes = new ResizeObserver(schedule);
+    sizes.observe(bar);
+    sizes.observe(card);
+    sizes.observe(document.body);
+    void document.fonts?.ready.then(schedule);
     schedule();
     onCleanup(() => {
+      sizes.disconnect();
       cancelAnimationFrame(frame);
       window.removeEventListener('scroll', schedule);
       window.removeEventListener('resize', schedule);

@@ -78,7 +78,12 @@ export function ReplyBox(props: { roomId: string; sessionId: string; cards: Open
     <form class="reply" onSubmit={(ev) => void send(ev)}>
       <div aria-live="polite">
         <Show when={props.cards.length > 0}>
-          <button type="button" class="btn tr-waiting-chip" onClick={showFirstCard}>
+          <button
+            type="button"
+            id="reply-waiting"
+            class="btn tr-waiting-chip"
+            onClick={showFirstCard}
+          >
             {waitingLabel()}
           </button>
         </Show>

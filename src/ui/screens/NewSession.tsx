@@ -156,8 +156,12 @@ export default function NewSession(props: { roomId?: string }) {
                 rows="6"
                 value={prompt()}
                 onInput={(ev) => setPrompt(ev.currentTarget.value)}
-                aria-describedby="prompt-counter"
+                placeholder={ui.t('new.example')}
+                aria-describedby="prompt-example prompt-counter"
               />
+              <span class="covers" id="prompt-example">
+                {ui.t('new.exampleHint')}
+              </span>
             </label>
             <TextCounter id="prompt-counter" count={count()} tooLong={ui.t('new.tooLong')} />
             <Show

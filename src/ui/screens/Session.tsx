@@ -1,4 +1,4 @@
-import { For, Show, Suspense, lazy } from 'solid-js';
+import { For, Show } from 'solid-js';
 import { openCards } from '../../client/machine-view.ts';
 import { refusesMessage } from '../../client/outbox.ts';
 import { routeHref } from '../../client/router.ts';
@@ -7,9 +7,11 @@ import { ConnectionBanner } from '../ConnectionBanner.tsx';
 import { useUi } from '../context.tsx';
 import { ReplyBox } from '../ReplyBox.tsx';
 import { SessionChip } from '../SessionChip.tsx';
+import { SessionEnded } from '../SessionEnded.tsx';
 import { Steps } from '../Steps.tsx';
 import { StopButton } from '../StopButton.tsx';
 import { Transcript } from '../Transcript.tsx';
+import { WaitingChip } from '../WaitingChip.tsx';
 import {
   AsOf,
   Header,
@@ -21,8 +23,12 @@ import {
 } from '../widgets.tsx';
 import '../truth.css';
 
-const Markdown = lazy(() => import('../Markdown.tsx'));
-
+/**
+ * SC1: the session as a conversation — what it is (title, folder, steps) at the top, then one
+ * timeline oldest to newest with every card's outcome where it was asked, the open cards pinned
+ * after the newest item, Stop and the reply box at the end; it opens at the end. A "waiting" chip
+ * jumps to the open cards from anywhere on the page.
+ */
 export default function SessionScreen(props: {
   roomId: string;
   sessionId: string;
@@ -35,16 +41,12 @@ export default function SessionScreen(props: {
     const v = view();
     return v ? openCards([v], props.sessionId) : [];
   };
-  const notes = () =>
-    (view()?.closed ?? [])
-      .filter((n) => n.sessionId === props.sessionId)
-      .map((note) => ({ roomId: props.roomId, note }));
+  const notes = () => (view()?.closed ?? []).filter((n) => n.sessionId === props.sessionId);
   // A refused reply is shown beside the reply box (U2), not again up here.
   const errors = () =>
     (view()?.errors ?? []).filter(
       (e) => e.sessionId === props.sessionId && !(session()?.live === true && refusesMessage(e)),
     );
-  const final = () => view()?.finals[props.sessionId];
 
   return (
     <>
@@ -52,17 +54,22 @@ export default function SessionScreen(props: {
         title={session()?.title ?? ui.t('session.transcript')}
         back={{ name: 'machine', roomId: props.roomId }}
       />
-      <main class="page">
+      <main class="page session-page">
         <Show when={view()} fallback={<p class="empty">{ui.t('machine.unknown')}</p>}>
           {(v) => (
             <>
               <ConnectionBanner views={[v()]} machines />
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <Show when={session()?.ended}>
+                {(e) => <SessionEnded view={v()} sessionId={props.sessionId} reason={e().reason} />}
+              </Show>
               <Show when={session()}>{(s) => <PageTitle>{s().title}</PageTitle>}</Show>
               <p class="status-line">
-                <a href={routeHref({ name: 'machine', roomId: v().roomId })}>{v().name}</a> ·{' '}
-                <Presence view={v()} />
+                <a class="machine-link" href={routeHref({ name: 'machine', roomId: v().roomId })}>
+                  {v().name}
+                </a>{' '}
+                · <Presence view={v()} />
               </p>
               <AsOf view={v()} />
               <Show when={session()} fallback={<p class="empty">{ui.t('session.unknown')}</p>}>
@@ -82,24 +89,16 @@ export default function SessionScreen(props: {
                       <code>{s().cwd}</code>
                     </p>
                     <Steps session={s()} />
-                    <StopButton view={v()} session={s()} />
                   </section>
                 )}
               </Show>
-              <Cards cards={cards()} notes={notes()} focus={props.card} />
-              <Show when={final()}>
-                {(f) => (
-                  <section class="section" aria-labelledby="final-title">
-                    <h2 id="final-title">
-                      {f().ok ? ui.t('session.final') : ui.t('session.finalFailed')}
-                    </h2>
-                    <Suspense
-                      fallback={<p class="tr-plain">{reasonText(ui.t, f().reason, f().summary)}</p>}
-                    >
-                      <Markdown text={reasonText(ui.t, f().reason, f().summary)} />
-                    </Suspense>
-                  </section>
-                )}
+              <Show when={session()}>
+                <Transcript
+                  view={v()}
+                  sessionId={props.sessionId}
+                  notes={notes()}
+                  openAtEnd={props.card === undefined}
+                />
               </Show>
               <Show when={errors().length > 0}>
                 <section class="section" aria-labelledby="errors-title">
@@ -113,19 +112,19 @@ export default function SessionScreen(props: {
                   </For>
                 </section>
               </Show>
-              <Show when={session()}>
-                <Transcript view={v()} sessionId={props.sessionId} />
-              </Show>
+              <Cards cards={cards()} notes={[]} focus={props.card} />
+              <Show when={session()}>{(s) => <StopButton view={v()} session={s()} />}</Show>
               <Show
-                when={session()?.live === true}
+                when={session()?.live === true && !session()?.ended}
                 fallback={
-                  <Show when={session()}>
+                  <Show when={session() && !session()?.ended}>
                     <p class="hint">{ui.t('session.notLive')}</p>
                   </Show>
                 }
               >
                 <ReplyBox roomId={props.roomId} sessionId={props.sessionId} cards={cards()} />
               </Show>
+              <WaitingChip cards={cards()} />
             </>
           )}
         </Show>

@@ -1,0 +1,139 @@
+import { Match, Show, Suspense, Switch, lazy } from 'solid-js';
+import { hasKey } from '../i18n/index.ts';
+import {
+  TOOL_OUTPUT_FOLDED_LINES,
+  finalWords,
+  outcomeOf,
+  type TimelineItem,
+} from '../client/timeline.ts';
+import { CodeBlock } from './CodeBlock.tsx';
+import { useUi } from './context.tsx';
+import { Icon } from './icons.tsx';
+import { reasonText } from './widgets.tsx';
+
+const Markdown = lazy(() => import('./Markdown.tsx'));
+
+/**
+ * SC1: one item of the session's timeline. What the owner typed is shown as typed (never parsed
+ * as Markdown); the agent's text as Markdown; a tool call as its name and one line, its output
+ * monospace, scrolling sideways, folded after a few lines; a closed card as its title and the
+ * outcome chosen; the turn's end in the owner's words ("Stopped by you" is not an error).
+ */
+export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
+  const ui = useUi();
+  const time = (ts: number) => ui.time(ts);
+  return (
+    <Switch>
+      <Match when={props.item.kind === 'text' && props.item}>
+        {(i) => (
+          <li
+            data-key={props.item.key}
+            class={`tl-item entry ${i().role}`}
+            data-seq={i().entry.seq}
+          >
+            <p class="who">
+              {i().role === 'user' ? ui.t('session.role.user') : ui.t('session.role.assistant')} ·{' '}
+              {time(i().ts)}
+            </p>
+            <Show
+              when={i().role === 'assistant'}
+              fallback={<p class="tr-plain tl-typed">{i().entry.text}</p>}
+            >
+              <Suspense fallback={<p class="tr-plain">{i().entry.text}</p>}>
+                <Markdown text={i().entry.text} />
+              </Suspense>
+            </Show>
+            <Show when={i().entry.truncated}>
+              <p class="hint">{ui.t('session.entryTruncated')}</p>
+            </Show>
+          </li>
+        )}
+      </Match>
+      <Match when={props.item.kind === 'tool' && props.item}>
+        {(i) => (
+          <li data-key={props.item.key} class="tl-item tl-tool" data-seq={i().entry.seq}>
+            <p class="tl-tool-line">
+              <span class="chip">{i().call.name}</span>
+              <code class="tl-tool-what">{i().call.line}</code>
+              <span class="tl-time">{time(i().ts)}</span>
+            </p>
+            <Show when={i().call.output !== ''}>
+              <CodeBlock
+                text={i().call.output}
+                lang={undefined}
+                foldAt={TOOL_OUTPUT_FOLDED_LINES}
+              />
+            </Show>
+          </li>
+        )}
+      </Match>
+      <Match when={props.item.kind === 'outcome' && props.item}>
+        {(i) => {
+          const words = () => {
+            const o = outcomeOf(i().note);
+            const params = { ...o.params, title: i().note.title, machine: props.machine };
+            const key = hasKey(o.key) ? o.key : `closed.${i().note.kind}.gone`;
+            return ui.t(key as 'tl.allowed', params);
+          };
+          const bad = () => i().note.resolution !== 'allow' && i().note.resolution !== 'phone';
+          return (
+            <li
+              data-key={props.item.key}
+              class="tl-item tl-outcome"
+              classList={{ bad: bad() }}
+              data-card={i().note.id}
+              role="status"
+            >
+              <p class="who">
+                {i().note.kind === 'approval' ? ui.t('tl.approval') : ui.t('tl.question')} ·{' '}
+                {time(i().ts)}
+              </p>
+              <p class="tl-outcome-title">{i().note.title}</p>
+              <p class="tl-outcome-words">
+                <Icon name={bad() ? 'failed' : 'ok'} />
+                {words()}
+              </p>
+              <Show when={i().note.undelivered}>
+                <p class="tr-undelivered">
+                  {i().note.undelivered === 'answer'
+                    ? ui.t('truth.undeliveredAnswer')
+                    : ui.t('truth.undelivered', {
+                        decision: ui.t(
+                          i().note.undelivered === 'deny' ? 'decision.deny' : 'decision.allowWord',
+                        ),
+                      })}
+                </p>
+              </Show>
+            </li>
+          );
+        }}
+      </Match>
+      <Match when={props.item.kind === 'final' && props.item}>
+        {(i) => {
+          const words = () => finalWords(i().final);
+          return (
+            <li
+              data-key={props.item.key}
+              class="tl-item tl-final"
+              classList={{ bad: words() === 'tl.final.failed' }}
+            >
+              <h3 class="tl-final-title">
+                <Icon name={words() === 'tl.final.failed' ? 'failed' : 'ok'} />
+                {ui.t(words())}
+              </h3>
+              <Show when={words() !== 'tl.final.stopped'}>
+                <Suspense
+                  fallback={
+                    <p class="tr-plain">{reasonText(ui.t, i().final.reason, i().final.summary)}</p>
+                  }
+                >
+                  <Markdown text={reasonText(ui.t, i().final.reason, i().final.summary)} />
+                </Suspense>
+              </Show>
+            </li>
+          );
+        }}
+      </Match>
+    </Switch>
+  );
+}
