@@ -219,4 +219,18 @@ export const enFirst = {
     'Warning: this request was sent a second time with different content. Someone may be imitating the machine.',
   'removed.unproven':
     '{machine} said this phone was removed, but without the machine’s proof. The pairing is kept; check the phone list at the desk.',
+  'block.message-too-long':
+    'The message to the agent is too long (at most 500 characters); nothing was sent.',
+  'risk.badge': 'Risky: {reason}',
+  'risk.recursive-delete': 'deletes files and folders recursively',
+  'risk.network': 'uses the network',
+  'risk.outside-folder': 'reaches outside the session’s folder',
+  'risk.runs-another-program': 'runs another program',
+  'risk.not-simple': 'not a simple command',
+  'risk.full-access': 'full access',
+  'risk.force-push': 'force push: can overwrite others’ work',
+  'risk.other': 'risky',
+  'card.run': 'Run {command}',
+  'deny.messageLabel': 'Tell the agent why (optional)',
+  'deny.messageHint': 'Sent with Deny. Leave it empty to just deny.',
 } as const;

@@ -206,4 +206,17 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'approval.conflict': '警告：此请求第二次发送时内容不同。可能有人在冒充这台机器。',
   'removed.unproven':
     '{machine} 称此手机已被移除，但没有机器的证明。配对已保留；请在终端查看手机列表。',
+  'block.message-too-long': '给代理的留言太长（最多 500 个字符）；未发送任何内容。',
+  'risk.badge': '有风险：{reason}',
+  'risk.recursive-delete': '递归删除文件和文件夹',
+  'risk.network': '使用网络',
+  'risk.outside-folder': '涉及会话文件夹之外',
+  'risk.runs-another-program': '运行另一个程序',
+  'risk.not-simple': '不是简单命令',
+  'risk.full-access': '完全访问',
+  'risk.force-push': '强制推送：可能覆盖他人的工作',
+  'risk.other': '有风险',
+  'card.run': '运行 {command}',
+  'deny.messageLabel': '告诉代理原因（可选）',
+  'deny.messageHint': '随“拒绝”一起发送。留空则只拒绝。',
 };
