@@ -20,10 +20,17 @@ import { isInside } from './cwd-guard.ts';
 //   breaks…), `rm -r…`, network tools, and programs that run another program.
 // A risky request has no key, so no rule can ever match it.
 
-/** What the agent asks approval for; paths are absolute. */
-export type ApprovalAsk =
+/**
+ * What the agent asks approval for; paths are absolute. E10: `agentTool` is a real agent's own
+ * tool name (`Bash`, `Edit`…), sent as `tool` (rules are kept per that name); `other` is any
+ * tool that is neither a command nor a write (a read outside the folder, a fetch…): never
+ * remembered, never editable.
+ */
+export type ApprovalAsk = { agentTool?: string } & (
   | { tool: 'run'; title: string; detail: string; command: string }
-  | { tool: 'write'; title: string; detail: string; path: string };
+  | { tool: 'write'; title: string; detail: string; path: string }
+  | { tool: 'other'; title: string; detail: string }
+);
 
 export type ApprovalOffer = { tool: string; rule?: ApprovalRule; editable?: Editable };
 
@@ -79,13 +86,13 @@ export function writeKey(file: string, cwd: string): string | null {
 }
 
 export function approvalOffer(ask: ApprovalAsk, ctx: OfferContext): ApprovalOffer {
-  const offer: ApprovalOffer = { tool: ask.tool };
+  const offer: ApprovalOffer = { tool: ask.agentTool ?? ask.tool };
   // E3: the command line, when it can be carried whole (it is what will run, so never clamped);
   // its JSON form is bounded too, so the request always fits the envelope beside its detail.
   if (ask.tool === 'run' && utf8ByteLength(JSON.stringify(ask.command)) <= MAX_EDITABLE_BYTES) {
     offer.editable = { label: 'Command', value: ask.command };
   }
-  if (ctx.access === 'full') return offer;
+  if (ctx.access === 'full' || ask.tool === 'other') return offer;
   const key = ask.tool === 'run' ? commandKey(ask.command) : writeKey(ask.path, ctx.cwd);
   if (key === null || key.length > MAX_RULE_KEY_CHARS) return offer;
   const always = ask.tool === 'write' && ctx.root !== undefined;

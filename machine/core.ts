@@ -1,5 +1,6 @@
 import type { CompactPushFields, DecidedBy, MachineMessage } from '../protocol/index.ts';
 import type { UpdateScheduler } from './activity.ts';
+import type { Agents } from './agent/registry.ts';
 import type { Log } from './log.ts';
 import type { Pending } from './pending.ts';
 import type { PresenceGate } from './presence-gate.ts';
@@ -28,4 +29,6 @@ export type Core = {
   decidedBy(phoneId: string | undefined): DecidedBy | undefined;
   /** E7: the presence policy and the check of an assertion. */
   readonly presence: PresenceGate;
+  /** E10: the agents this machine offers. */
+  readonly agents: Agents;
 };

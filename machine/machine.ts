@@ -45,6 +45,7 @@ import { makeTranscripts } from './transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './tool-host.ts';
 import { makeTurns } from './turns.ts';
+import { makeAgents } from './agent/registry.ts';
 
 export { MachineStartError } from './machine-types.ts';
 export type {
@@ -97,6 +98,11 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     now: () => timers.now(),
   });
   const seen = makeSeenRequests(store, { now: () => timers.now() });
+  const agents = makeAgents(options.agents);
+  // E10: a session whose agent keeps its own conversation (a native id) and is offered here can
+  // take a reply after a restart: the reply resumes it.
+  for (const s of sessions.list())
+    if (s.nativeId !== undefined && agents.get(s.agent) !== undefined) s.live = true;
   /** E1: a new id for every process start, so a phone can tell a restart from a reconnect. */
   const instance = randomUUID();
 
@@ -214,6 +220,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     rulesChanged,
     decidedBy: (phoneId) => identity.by(phoneId),
     presence,
+    agents,
   };
   const turns = makeTurns(core);
   const identity = makePhoneIdentity({
@@ -234,6 +241,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         pushReceipt: receipts.current(),
         instance,
         boxKey: encodeBoxKey(boxKeyPair.publicKey),
+        agents: agents.names,
       },
       timers.now(),
     );

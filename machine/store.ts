@@ -48,6 +48,12 @@ const MIGRATIONS: readonly string[] = [
      secret TEXT PRIMARY KEY, next_secret TEXT NOT NULL, retired_at INTEGER NOT NULL)
      WITHOUT ROWID;
    ALTER TABLE seen_requests ADD COLUMN phone_id TEXT;`,
+  // E10: which agent runs a session, the model and usage it reported, and the agent's own session
+  // id (Claude's session_id, Codex's thread id) a reply after a restart resumes.
+  `ALTER TABLE sessions ADD COLUMN agent TEXT;
+   ALTER TABLE sessions ADD COLUMN model TEXT;
+   ALTER TABLE sessions ADD COLUMN usage TEXT;
+   ALTER TABLE sessions ADD COLUMN native_id TEXT;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

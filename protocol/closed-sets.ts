@@ -151,6 +151,8 @@ export const REASON_CODES = {
   'phone-revoked': 'phone-revoked',
   /** E4: `turn.final` of a turn stopped by `session.interrupt`. */
   interrupted: 'interrupted',
+  /** E10: `dispatch.request.agent` names an agent this machine does not offer. */
+  'agent-unavailable': 'agent-unavailable',
 } as const;
 export type ReasonCode = Member<typeof REASON_CODES>;
 

@@ -24,8 +24,9 @@ import {
   unique,
   type Fields,
 } from './check.ts';
-import { MAX_TOOL_CHARS } from './limits.ts';
+import { MAX_AGENT_NAME_CHARS, MAX_AGENTS, MAX_MODEL_CHARS, MAX_TOOL_CHARS } from './limits.ts';
 import type {
+  AgentUsage,
   Capabilities,
   OpenCards,
   QuestionAnswer,
@@ -66,6 +67,8 @@ export function capabilities(v: unknown): Capabilities {
     interrupt: optBool(c, 'interrupt') ?? false,
     phones: optBool(c, 'phones') ?? false,
     presence: c.presence === undefined ? undefined : oneOf(c, 'presence', PRESENCE_REQUIREMENTS),
+    agents:
+      c.agents === undefined ? undefined : strings(c, 'agents', MAX_AGENTS, MAX_AGENT_NAME_CHARS),
   });
 }
 
@@ -103,6 +106,23 @@ export function parseSession(v: unknown): Session {
     activity: optStr(o, 'activity', MAX_TOOL_CHARS),
     steps: o.steps === undefined ? undefined : list(o, 'steps', MAX_STEPS, step),
     stepCount: optInt(o, 'stepCount'),
+    agent: optStr(o, 'agent', MAX_AGENT_NAME_CHARS),
+    model: optStr(o, 'model', MAX_MODEL_CHARS),
+    usage: o.usage === undefined ? undefined : agentUsage(o.usage),
+  });
+}
+
+/** E10: counts are non-negative integers; a cost is a finite non-negative number of dollars. */
+function agentUsage(v: unknown): AgentUsage {
+  const u = obj(v, 'usage');
+  const cost = u.costUsd;
+  if (cost !== undefined && (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0)) {
+    throw new Invalid('usage.costUsd must be a non-negative number');
+  }
+  return defined({
+    inputTokens: int(u, 'inputTokens'),
+    outputTokens: int(u, 'outputTokens'),
+    costUsd: cost as number | undefined,
   });
 }
 

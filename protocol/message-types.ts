@@ -10,6 +10,7 @@ import type {
   TranscriptRole,
 } from './closed-sets.ts';
 import type {
+  AgentUsage,
   ApprovalRule,
   Capabilities,
   DecidedBy,
@@ -46,6 +47,12 @@ export type Session = {
   steps?: SessionStep[];
   /** The true total, sent only when earlier steps were dropped. */
   stepCount?: number;
+  /** E10: the agent running the session (`claude`, `codex`, `mock`). */
+  agent?: string;
+  /** E10: the model the agent reported. */
+  model?: string;
+  /** E10: the agent's own token counts (and cost) for the session so far. */
+  usage?: AgentUsage;
 };
 
 export type QuestionOption = { id: string; label: string; description?: string };
@@ -185,6 +192,8 @@ export type DispatchRequest = Base<'dispatch.request'> &
     access?: AccessLevel;
     /** E7: the assertion over `dispatchChallengeText` (needed for `access: 'full'`). */
     presence?: PresenceAssertion;
+    /** E10: which of `capabilities.agents` runs it; absent = the machine's default. */
+    agent?: string;
   };
 export type TranscriptGet = Base<'transcript.get'> &
   FromPhone & {

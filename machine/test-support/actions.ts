@@ -1,4 +1,5 @@
 import { makeBoxKeyPair, type MachineMessage } from '../../protocol/index.ts';
+import { makeAgents } from '../agent/registry.ts';
 import { makeUpdateScheduler } from '../activity.ts';
 import type { Core } from '../core.ts';
 import { makeLocalToolHost } from '../local-tool-host.ts';
@@ -52,6 +53,7 @@ export function setupActions(
     rulesChanged: () => {},
     decidedBy: (id) => identity.by(id),
     presence,
+    agents: makeAgents(),
   };
   const identity = makePhoneIdentity({
     core,
