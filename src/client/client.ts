@@ -643,6 +643,7 @@ export function makeClient(deps: ClientDeps) {
           worktree: input.worktree,
           ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
           ...(input.access === 'full' ? { access: 'full' } : {}),
+          ...(input.agent !== undefined ? { agent: input.agent } : {}),
         },
         dispatchNeedsPresence(views[roomId]?.status?.capabilities?.presence, input.access)
           ? presenceFor({ dispatch: true })
