@@ -202,6 +202,8 @@ export function makeTurns(core: Core) {
     }
     s.turn = null;
     s.activity = undefined;
+    // E10: an agent that died while a card waited leaves nobody to act on it: it closes.
+    core.pending.dropSession(s.sessionId);
     if (outcome.close) s.live = false;
     // E4: a stop the human asked for is not a failure of the session: it waits for the next
     // message, and its turn.final says why it ended.

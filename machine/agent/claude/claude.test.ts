@@ -273,6 +273,33 @@ describe('E10: Claude Code behind the phone', () => {
     expect((await finalFor(phone, again.sessionId!)).summary).toBe('still here');
   });
 
+  it('E10 faults: a 500 ends the turn with the agent’s message; the CLI killed while a card waits ends the turn, closes the card, leaves no process, and the next dispatch works', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-500', [{ status: 500, message: 'upstream exploded' }]);
+    const r = await dispatch(phone, { prompt: 'MARK-500 hello' });
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final.ok).toBe(false);
+    expect(final.summary).toMatch(/500|upstream exploded|api error/i);
+    fake.script('MARK-CRASH', [
+      { tool: 'Bash', input: { command: 'echo never > crash.txt', description: 'x' } },
+    ]);
+    const c = await dispatch(phone, { prompt: 'MARK-CRASH go' });
+    const a = await approvalOf(phone, c.sessionId!);
+    const [cli] = processesIn(w.root);
+    expect(cli).toBeDefined();
+    process.kill(cli!, 'SIGKILL');
+    const crashed = await finalFor(phone, c.sessionId!);
+    expect(crashed.ok).toBe(false);
+    expect(crashed.summary).toContain('Claude Code stopped');
+    await phone.waitFor((m) => m.type === 'approval.closed' && m.approvalId === a.approvalId, 5000);
+    await until(() => processesIn(w.root).length === 0, 'no process left', 5000);
+    expect(existsSync(path.join(w.root, 'crash.txt'))).toBe(false);
+    fake.script('MARK-ALIVE', [{ text: 'alive' }]);
+    const next = await dispatch(phone, { prompt: 'MARK-ALIVE hi' });
+    expect((await finalFor(phone, next.sessionId!)).summary).toBe('alive');
+  });
+
   it('E10 faults: a model server that never answers ends the turn when the API times out, with no process left', async () => {
     const w = await suite.world({ agents: agents({ API_TIMEOUT_MS: '2000' }) });
     const phone = await w.phone();
@@ -282,6 +309,13 @@ describe('E10: Claude Code behind the phone', () => {
     expect(final.ok).toBe(false);
     expect(final.summary).toMatch(/tim(ed|e) ?out|timeout/i);
     await until(() => processesIn(w.root).length === 0, 'the CLI to end', 5000);
+    // Stopping the machine mid-turn ends its agent's processes too.
+    fake.script('MARK-SHUTDOWN', [{ hang: true }]);
+    await dispatch(phone, { prompt: 'MARK-SHUTDOWN hello' });
+    await until(() => fake.requests('MARK-SHUTDOWN').length > 0, 'the model request', 20_000);
+    expect(processesIn(w.root).length).toBeGreaterThan(0);
+    await w.machine.close();
+    await until(() => processesIn(w.root).length === 0, 'the CLI to end with the machine', 5000);
   });
 
   it('E10: a missing binary is said plainly at the check', async () => {
