@@ -177,19 +177,38 @@ describe('E10: Claude Code behind the phone', () => {
     expect(lastToolResult('MARK-EDIT')).toContain('denied this from their phone');
   });
 
-  it('E3: allow with changes runs the edited command instead of the one Claude asked for', async () => {
+  it("E3 + E2: allow with changes runs the edited command instead of Claude's; a Bash call allowed for the session is allowed by the machine's rule the next time, without a card", async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     fake.script('MARK-CHANGED', [
       { tool: 'Bash', input: { command: 'echo asked > asked.txt', description: 'x' } },
+      { tool: 'Bash', input: { command: 'touch ruled.txt', description: 'touch it' } },
+      { tool: 'Bash', input: { command: 'touch ruled.txt', description: 'touch it again' } },
       { text: 'done' },
     ]);
     const r = await dispatch(phone, { prompt: 'MARK-CHANGED go' });
     const a = await approvalOf(phone, r.sessionId!);
     respond(phone, a.approvalId, 'allow', 'echo edited > edited.txt');
-    await finalFor(phone, r.sessionId!);
+    const b = await approvalOf(phone, r.sessionId!, phone.messages.indexOf(a) + 1);
+    expect(b).toMatchObject({ tool: 'Bash', rule: { scopes: ['session'] } });
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: b.approvalId,
+      decision: 'allow',
+      scope: 'session',
+    });
+    expect((await finalFor(phone, r.sessionId!)).summary).toBe('done');
     expect(existsSync(path.join(w.root, 'edited.txt'))).toBe(true);
     expect(existsSync(path.join(w.root, 'asked.txt'))).toBe(false);
+    // The second `touch ruled.txt` was allowed by the rule: no third card, and the transcript says so.
+    const cards = phone.messages.filter(
+      (m) => m.type === 'approval.request' && m.sessionId === r.sessionId,
+    );
+    expect(cards).toHaveLength(2);
+    const transcript = w.machine.transcript(r.sessionId!).map((e) => e.text);
+    expect(transcript).toContain(`Allowed by rule ${b.rule!.key}.`);
+    expect(lastToolResult('MARK-CHANGED')).not.toContain('denied');
   });
 
   it('E10: AskUserQuestion becomes a question card; the chosen label reaches Claude as its answer', async () => {
