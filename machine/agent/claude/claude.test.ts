@@ -4,6 +4,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -100,7 +101,7 @@ function processesIn(dir: string): number[] {
 }
 
 describe('E10: Claude Code behind the phone', () => {
-  it("E10: a Bash call becomes an approval with Claude's tool name and command; allow runs it; turn.final has Claude's text; usage and model reach the session; a reply after a machine restart resumes the conversation", async () => {
+  it("E10: a Bash call becomes an approval with Claude's tool name and command; allow runs it; turn.final has Claude's text; usage and model reach the session; a reply after a machine restart resumes the conversation; one Claude lost is said and started anew", async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     const status = await phone.waitFor(is('machine.status'));
@@ -150,7 +151,24 @@ describe('E10: Claude Code behind the phone', () => {
     const history = JSON.stringify(fake.requests('MARK-BASH').at(-1)?.messages);
     expect(history).toContain('Wrote out.txt for you.');
     expect(history).toContain('what did you do?');
-  });
+    // Claude lost the conversation (its session files are gone): the reply says so and starts a
+    // new one.
+    await w.restart({ agents: agents() });
+    rmSync(path.join(home.dir, '.claude', 'projects'), { recursive: true, force: true });
+    fake.script('MARK-FRESH', [{ text: 'Starting over.' }]);
+    const mark = phone.messages.length;
+    phone.send({
+      type: 'session.message',
+      requestId: rid(),
+      sessionId: r.sessionId!,
+      text: 'MARK-FRESH and now?',
+    });
+    expect((await finalFor(phone, r.sessionId!, mark)).summary).toBe('Starting over.');
+    expect(w.machine.transcript(r.sessionId!).map((e) => e.text)).toContainEqual(
+      expect.stringMatching(/^Could not resume the earlier conversation .*started a new one/),
+    );
+    // Four starts of the CLI (1.4–2.7 s each on an idle machine) and their turns.
+  }, 60_000);
 
   it('E10: an Edit shows a unified diff against the file; a deny leaves the file as it was and Claude hears it was denied from the phone', async () => {
     const w = await suite.world({ agents: agents() });

@@ -163,6 +163,11 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
           );
         }
       } else if (m.type === 'result') {
+        // A run that failed before any model call (a resume of a lost conversation) reports zeros.
+        if (m.subtype !== 'success' && m.num_turns === 0) {
+          final = { ok: false, text: m.errors.join('\n') };
+          return;
+        }
         const usage = Object.values(m.modelUsage ?? {});
         ctx.usage({
           inputTokens: usage.reduce(
