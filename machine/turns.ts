@@ -1,6 +1,6 @@
 import type { QuestionItem } from '../protocol/index.ts';
 import type {
-  AgentAnswer,
+  AgentAnswers,
   AgentQuestion,
   ApprovalAnswer,
   Refusal,
@@ -124,7 +124,7 @@ export function makeTurns(core: Core) {
           s.nativeId = id;
           core.sessions.save(s);
         },
-        approve: async (ask) => {
+        approve: async (ask, cleared) => {
           const offer = approvalOffer(ask, {
             cwd: s.cwd,
             access: s.access,
@@ -142,7 +142,11 @@ export function makeTurns(core: Core) {
             offer,
           );
           setState(s, 'awaiting_approval');
+          const withdraw = () => core.pending.withdrawApproval(approval.approvalId);
+          if (cleared?.aborted) withdraw();
+          else cleared?.addEventListener('abort', withdraw, { once: true });
           const o = await decided;
+          cleared?.removeEventListener('abort', withdraw);
           if (s.turn === abort) setState(s, 'running');
           if (o.allowed && o.edited !== undefined) {
             // E3: the transcript keeps both, so nobody wonders what actually ran.
@@ -154,7 +158,7 @@ export function makeTurns(core: Core) {
           }
           return refusalOf(o);
         },
-        ask: async (questions: AgentQuestion[]): Promise<AgentAnswer> => {
+        ask: async (questions: AgentQuestion[], cleared?: AbortSignal): Promise<AgentAnswers> => {
           const items: QuestionItem[] = questions.map((q, n) => ({
             id: `q${n + 1}`,
             prompt: q.header !== undefined ? `${q.header}: ${q.prompt}` : q.prompt,
@@ -162,9 +166,16 @@ export function makeTurns(core: Core) {
             multiSelect: q.multiSelect,
             allowFreeText: q.allowFreeText,
           }));
-          const { outcome: answered } = core.pending.openQuestion(s.sessionId, clampItems(items));
+          const { question, outcome: answered } = core.pending.openQuestion(
+            s.sessionId,
+            clampItems(items),
+          );
           setState(s, 'awaiting_approval');
+          const withdraw = () => core.pending.withdrawQuestion(question.questionId);
+          if (cleared?.aborted) withdraw();
+          else cleared?.addEventListener('abort', withdraw, { once: true });
           const o = await answered;
+          cleared?.removeEventListener('abort', withdraw);
           if (s.turn === abort) setState(s, 'running');
           if (!('answers' in o)) return { ok: false, why: o.resolution };
           const choices = items.map((item) => {

@@ -23,7 +23,9 @@ export type AgentQuestion = {
 /** What the human chose for one question: option labels and/or free text. */
 export type QuestionChoice = { labels: string[]; freeText?: string };
 /** One choice per question asked, in order; or why there is no answer. */
-export type AgentAnswer = { ok: true; choices: QuestionChoice[] } | { ok: false; why: Refusal };
+export type AgentAnswers = { ok: true; choices: QuestionChoice[] } | { ok: false; why: Refusal };
+/** The answer to one question (the scripted agent asks one at a time). */
+export type AgentAnswer = ({ ok: true } & QuestionChoice) | { ok: false; why: Refusal };
 /**
  * Only an explicit allow (phone, desk, or a rule the human made, E2) runs the tool; never a
  * timeout. `edited` (E3): the command the human changed it to, which runs instead. `message`
@@ -39,9 +41,13 @@ export type AgentContext = {
   readonly cwd: string;
   readonly signal: AbortSignal;
   host(): ToolHost;
-  approve(ask: ApprovalAsk): Promise<ApprovalAnswer>;
+  /**
+   * `cleared` (optional) aborts when the agent itself withdrew the request (it stopped waiting):
+   * the card closes and the answer is `cancelled`.
+   */
+  approve(ask: ApprovalAsk, cleared?: AbortSignal): Promise<ApprovalAnswer>;
   /** Several questions make one card (one item each). */
-  ask(questions: AgentQuestion[]): Promise<AgentAnswer>;
+  ask(questions: AgentQuestion[], cleared?: AbortSignal): Promise<AgentAnswers>;
   /** The agent's OWN tool name (`run`, `Bash`, `exec_command`…). */
   toolStarted(tool: string): void;
   /** `refused`: the tool did not run (or the question got no answer), and why. */

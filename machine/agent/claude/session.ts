@@ -86,7 +86,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
     const canUseTool: CanUseTool = async (tool, input, opts): Promise<PermissionResult> => {
       if (tool === 'AskUserQuestion') {
         const questions = questionsOf(input);
-        const a = await ctx.ask(questions);
+        const a = await ctx.ask(questions, opts.signal);
         if (!a.ok) {
           refused.set(opts.toolUseID, a.why);
           return { behavior: 'deny', message: `The user gave no answer (${a.why}).` };
@@ -96,7 +96,8 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
           updatedInput: { ...input, answers: answersOf(questions, a.choices) },
         };
       }
-      const a = await ctx.approve(approvalAsk(tool, input, o.cwd));
+      // Claude's signal aborts when it stops waiting for this answer: the card closes then.
+      const a = await ctx.approve(approvalAsk(tool, input, o.cwd), opts.signal);
       if (a.allowed) {
         // E3: only Bash is editable; the edited command runs instead.
         const updatedInput = a.edited !== undefined ? { ...input, command: a.edited } : input;
