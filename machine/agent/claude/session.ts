@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  query,
-  type CanUseTool,
-  type PermissionResult,
-  type SDKMessage,
-  type SpawnOptions,
+import type {
+  CanUseTool,
+  PermissionResult,
+  SDKMessage,
+  SpawnOptions,
 } from '@anthropic-ai/claude-agent-sdk';
 import type {
   AgentContext,
@@ -108,6 +107,8 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
     };
 
     const controller = new AbortController();
+    // Loaded on the first turn: a machine without Claude sessions never pays for the SDK.
+    const { query } = await import('@anthropic-ai/claude-agent-sdk');
     const q = query({
       prompt,
       options: {
