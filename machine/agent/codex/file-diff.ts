@@ -17,6 +17,9 @@ const shown = (file: string, cwd: string) => {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 };
 
+/** `a/` and `b/` mark paths inside the folder; a path outside it is shown as it is. */
+const side = (prefix: 'a/' | 'b/', name: string) => (path.isAbsolute(name) ? name : prefix + name);
+
 function oneFile(c: FileUpdateChange, cwd: string): string {
   const name = shown(c.path, cwd);
   switch (c.kind.type) {
@@ -24,7 +27,7 @@ function oneFile(c: FileUpdateChange, cwd: string): string {
       const body = lines(c.diff);
       return [
         '--- /dev/null',
-        `+++ b/${name}`,
+        `+++ ${side('b/', name)}`,
         `@@ -0,0 +1,${body.length} @@`,
         ...body.map((l) => '+' + l),
       ].join('\n');
@@ -32,7 +35,7 @@ function oneFile(c: FileUpdateChange, cwd: string): string {
     case 'delete': {
       const body = lines(c.diff);
       return [
-        `--- a/${name}`,
+        `--- ${side('a/', name)}`,
         '+++ /dev/null',
         `@@ -1,${body.length} +0,0 @@`,
         ...body.map((l) => '-' + l),
@@ -41,7 +44,7 @@ function oneFile(c: FileUpdateChange, cwd: string): string {
     case 'update': {
       if (c.diff.startsWith('--- ')) return c.diff.trimEnd();
       const to = c.kind.move_path !== null ? shown(c.kind.move_path, cwd) : name;
-      return [`--- a/${name}`, `+++ b/${to}`, c.diff.trimEnd()].join('\n');
+      return [`--- ${side('a/', name)}`, `+++ ${side('b/', to)}`, c.diff.trimEnd()].join('\n');
     }
   }
 }

@@ -132,6 +132,8 @@ export function startAppServer(o: AppServerOptions): AppServer {
         const tree = gone ? [] : treeOf(pid);
         child.stdin.end();
         signalTree(tree, 'SIGTERM');
+        // A stopped process acts on SIGTERM only once it runs again.
+        signalTree(tree, 'SIGCONT');
         const killer = setTimeout(
           () => signalTree(treeOf(pid).concat(tree), 'SIGKILL'),
           CLOSE_GRACE_MS,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
 import { isGone } from '../../../testkit/process-group.ts';
 import { until } from '../../../testkit/until.ts';
 import { CODEX_TEST_ARGS, makeCodexHome, type CodexHome } from '../../test-support/codex-home.ts';
@@ -12,7 +13,7 @@ import {
 } from '../../test-support/fake-responses.ts';
 import type { AgentAnswer, AgentQuestion, ApprovalAnswer } from '../runner.ts';
 import type { CodexAsk, CodexContext } from './context.ts';
-import { makeCodexSession, type CodexSession } from './session.ts';
+import { INTERRUPT_BACKSTOP_MS, makeCodexSession, type CodexSession } from './session.ts';
 
 // The real `codex app-server` (0.171.0) against a scripted Responses server: one fake server for
 // the file, an isolated CODEX_HOME per test. E10: Codex's approvals, questions and file changes
@@ -41,8 +42,9 @@ function script(...replies: FakeReply[]): FakeRequest[] {
   return seen;
 }
 
-function session(threadId?: string) {
+function session(threadId?: string, more: Partial<Parameters<typeof makeCodexSession>[0]> = {}) {
   const s = makeCodexSession({
+    ...more,
     cwd: home.work,
     access: 'standard',
     extraArgs: CODEX_TEST_ARGS,
@@ -63,7 +65,10 @@ type Recorded = {
 };
 
 function recorder(
-  decide: (ask: CodexAsk) => ApprovalAnswer | Promise<ApprovalAnswer> = () => ({
+  decide: (
+    ask: CodexAsk,
+    cleared: AbortSignal,
+  ) => ApprovalAnswer | Promise<ApprovalAnswer> = () => ({
     allowed: false,
     why: 'denied',
   }),
@@ -78,9 +83,9 @@ function recorder(
     stop: (why) => abort.abort(why),
     ctx: {
       signal: abort.signal,
-      approve: async (ask) => {
+      approve: async (ask, cleared) => {
         r.asks.push(ask);
-        return decide(ask);
+        return decide(ask, cleared);
       },
       ask: async (q) => {
         r.questions.push(q);
@@ -171,7 +176,7 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     const ask = r.asks[0]!;
     expect(ask.tool).toBe('apply_patch');
     expect(ask.title).toBe(`Edit ${file}`);
-    expect(ask.detail).toContain(`--- a/${file}\n+++ b/${file}\n`);
+    expect(ask.detail).toContain(`--- ${file}\n+++ ${file}\n`);
     expect(ask.detail).toContain('-old line\n+new line');
     expect(readFileSync(file, 'utf8')).toBe('first\nnew line\nlast\n');
     expect(outcome).toMatchObject({ ok: true });
@@ -239,6 +244,51 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       close: false,
     });
     await until(() => isGone(pid), 'the command to be gone', 2_000);
+  });
+
+  it('E4: Stop while an approval waits: Codex withdraws it, its card closes, nothing runs', async () => {
+    home = makeCodexHome(fake);
+    script(escalated('touch never.txt'));
+    let withdrawn = false;
+    const r: Recorded = recorder(
+      (_ask, cleared) =>
+        new Promise((resolve) => {
+          cleared.addEventListener('abort', () => {
+            withdrawn = true;
+            resolve({ allowed: false, why: 'cancelled' });
+          });
+          r.stop('stopped from the phone');
+        }),
+    );
+    const outcome = await session().runTurn('make a file', r.ctx);
+    expect(withdrawn).toBe(true);
+    expect(outcome).toMatchObject({ ok: false, summary: 'Turn stopped: stopped from the phone.' });
+    expect(existsSync(path.join(home.work, 'never.txt'))).toBe(false);
+    expect(r.events).toContain('finished cancelled');
+  });
+
+  it('E4: an interrupt Codex never answers: after the backstop the process is killed, and the next turn resumes the thread in a new one', async () => {
+    home = makeCodexHome(fake);
+    const seen = script({ kind: 'hang' });
+    const clock = makeManualTimers();
+    const s = session(undefined, { timers: clock });
+    const r = recorder();
+    const running = s.runTurn('wait for the model', r.ctx);
+    await until(() => seen.length === 1, 'the model request', 15_000);
+    const pid = s.pid!;
+    process.kill(-pid, 'SIGSTOP'); // it can no longer answer turn/interrupt
+    r.stop('stopped from the phone');
+    clock.advance(INTERRUPT_BACKSTOP_MS);
+    const outcome = await running;
+    expect(outcome).toMatchObject({ ok: false, summary: 'Turn stopped: stopped from the phone.' });
+    expect(isGone(pid)).toBe(true);
+    expect(s.pid).toBeNull();
+
+    const again = script({ kind: 'text', text: 'Back again.' });
+    const next = await s.runTurn('are you there?', recorder().ctx);
+    expect(next).toMatchObject({ ok: true, summary: 'Back again.' });
+    expect(s.pid).not.toBe(pid);
+    expect(sent(again[0])).toContain('wait for the model');
   });
 
   it('E10: a thread resumed in a new process continues with its history', async () => {

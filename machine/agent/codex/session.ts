@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { AccessLevel } from '../../../protocol/index.ts';
+import type { Timeouts } from '../../../protocol/timers.ts';
 import type { TurnOutcome } from '../runner.ts';
 import type { CodexContext } from './context.ts';
 import { shaped } from './parse.ts';
@@ -52,6 +53,13 @@ export type CodexSessionOptions = {
   /** A stored thread to continue (`thread/resume`). */
   threadId?: string;
   log?(message: string): void;
+  /** Arms the Stop backstop (E4); tests drive it with the manual clock. */
+  timers?: Timeouts;
+};
+
+const REAL_TIMEOUTS: Timeouts = {
+  setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms) }),
+  clearTimeout: (h) => clearTimeout(h.id as ReturnType<typeof setTimeout>),
 };
 
 export type CodexSession = ReturnType<typeof makeCodexSession>;
@@ -149,14 +157,15 @@ export function makeCodexSession(o: CodexSessionOptions) {
     }
     const t = makeTurn(s, threadId!, o.cwd, ctx);
     turn = t;
-    let backstop: ReturnType<typeof setTimeout> | undefined;
+    const timers = o.timers ?? REAL_TIMEOUTS;
+    let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
     const onStop = () => {
       const interrupt = (turnId: string) =>
         s
           .request('turn/interrupt', { threadId: threadId!, turnId } satisfies TurnInterruptParams)
           .catch(() => {});
       if (t.turnId !== null) void interrupt(t.turnId);
-      backstop = setTimeout(() => {
+      backstop = timers.setTimeout(() => {
         o.log?.('codex: turn/interrupt got no answer in time; ending the process');
         void stop().then(() => t.lost('stopped'));
       }, INTERRUPT_BACKSTOP_MS);
@@ -184,7 +193,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
       t.lost((e as Error).message);
       end = await t.ended;
     } finally {
-      clearTimeout(backstop);
+      if (backstop !== undefined) timers.clearTimeout(backstop);
       ctx.signal.removeEventListener('abort', onStop);
       turn = null;
     }

@@ -102,10 +102,10 @@ export function makeTurn(server: AppServer, threadId: string, cwd: string, ctx: 
     } catch {
       answer = { allowed: false, why: 'cancelled' };
     }
-    if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
     // E3 is not offered for Codex: an edited command cannot be run in its place, so it is refused.
     const allowed = answer.allowed && answer.edited === undefined;
     if (!allowed) refusals.set(itemId, answer.allowed ? 'denied' : answer.why);
+    if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
     server.respond(id, { decision: allowed ? 'accept' : 'decline' });
   }
 
