@@ -69,17 +69,21 @@ export function startAppServer(o: AppServerOptions): AppServer {
 
   const exited = new Promise<{ code: number | null; signal: string | null; stderr: string }>(
     (resolve) => {
-      const done = (code: number | null, signal: string | null) => {
+      let settled = false;
+      const done = (code: number | null, signal: string | null, why?: string) => {
+        if (settled) return;
+        settled = true;
         gone = true;
-        for (const p of pending.values())
-          p.reject(
-            new RpcError(RPC_CLOSED, `codex app-server exited: ${stderr.trim().slice(-400)}`),
-          );
+        const tail = stderr.trim().split('\n').at(-1) ?? '';
+        const text =
+          why ?? `codex app-server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ''}`;
+        for (const p of pending.values()) p.reject(new RpcError(RPC_CLOSED, text));
         pending.clear();
-        resolve({ code, signal, stderr });
+        resolve({ code, signal, stderr: why ?? stderr });
       };
       child.once('exit', (code, signal) => done(code, signal));
-      child.once('error', (e) => done(null, `spawn failed: ${e.message}`));
+      // Never started (no such file, not executable): said with the path that was tried.
+      child.once('error', (e) => done(null, null, `cannot start ${o.command}: ${e.message}`));
     },
   );
 

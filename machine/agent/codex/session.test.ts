@@ -312,6 +312,37 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(history).toContain('which number?');
   });
 
+  it('E10: Codex killed mid-turn ends the turn with a clear message; the next turn resumes', async () => {
+    home = makeCodexHome(fake);
+    const seen = script({ kind: 'hang' });
+    const s = session();
+    const running = s.runTurn('wait for the model', recorder().ctx);
+    await until(() => seen.length === 1, 'the model request', 15_000);
+    const pid = s.pid!;
+    process.kill(-pid, 'SIGKILL');
+    const outcome = await running;
+    expect(outcome.ok).toBe(false);
+    expect(outcome.summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    expect(s.pid).toBeNull();
+    script({ kind: 'text', text: 'Still here.' });
+    expect(await s.runTurn('again', recorder().ctx)).toMatchObject({
+      ok: true,
+      summary: 'Still here.',
+    });
+  });
+
+  it('E10: a codex binary that is not there: the turn says so, naming the path', async () => {
+    home = makeCodexHome(fake);
+    const missing = path.join(home.dir, 'no-such-codex');
+    const s = session(undefined, { codexPath: missing });
+    const outcome = await s.runTurn('hello', recorder().ctx);
+    expect(outcome).toMatchObject({ ok: false });
+    expect(outcome.summary).toBe(
+      `Codex could not start: cannot start ${missing}: spawn ${missing} ENOENT`,
+    );
+    expect(s.pid).toBeNull();
+  });
+
   const FAULTS: [string, FakeReply, RegExp][] = [
     ['401', { kind: 'status', status: 401, message: 'bad key' }, /401 Unauthorized/],
     ['429', { kind: 'status', status: 429, message: 'slow down' }, /429 Too Many Requests/],

@@ -94,8 +94,9 @@ export function makeCodexSession(o: CodexSessionOptions) {
     });
     void s.exited.then((e) => {
       if (server === s) server = null;
+      const tail = e.stderr.trim().split('\n').at(-1) ?? '';
       turn?.lost(
-        `Codex stopped unexpectedly (${e.signal ?? `exit ${e.code}`}): ${e.stderr.trim().split('\n').at(-1) ?? ''}`,
+        `Codex stopped unexpectedly (${e.signal ?? `exit ${e.code}`})${tail ? `: ${tail}` : ''}`,
       );
     });
     try {
