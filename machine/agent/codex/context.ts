@@ -32,6 +32,12 @@ export type CodexAsk =
       reason?: string;
     };
 
+/**
+ * The human's answer; E11: a deny may carry what the owner tells the agent. Codex's `decline`
+ * has no room for text, so it reaches the model at the start of the next turn.
+ */
+export type CodexApproval = ApprovalAnswer | { allowed: false; why: Refusal; message?: string };
+
 export type CodexUsage = { inputTokens: number; outputTokens: number };
 
 export type CodexContext = {
@@ -42,7 +48,7 @@ export type CodexContext = {
    * request (`serverRequest/resolved` before an answer: the turn ended or was interrupted), and
    * the card it opened should close. There is no allow-with-changes (E3) for Codex.
    */
-  approve(ask: CodexAsk, cleared: AbortSignal): Promise<ApprovalAnswer>;
+  approve(ask: CodexAsk, cleared: AbortSignal): Promise<CodexApproval>;
   ask(question: AgentQuestion, cleared: AbortSignal): Promise<AgentAnswer>;
   toolStarted(tool: CodexTool): void;
   toolFinished(refused?: Refusal): void;

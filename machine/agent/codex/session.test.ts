@@ -11,8 +11,8 @@ import {
   type FakeRequest,
   type FakeResponses,
 } from '../../test-support/fake-responses.ts';
-import type { AgentAnswer, AgentQuestion, ApprovalAnswer } from '../runner.ts';
-import type { CodexAsk, CodexContext } from './context.ts';
+import type { AgentAnswer, AgentQuestion } from '../runner.ts';
+import type { CodexApproval, CodexAsk, CodexContext } from './context.ts';
 import { INTERRUPT_BACKSTOP_MS, makeCodexSession, type CodexSession } from './session.ts';
 
 // The real `codex app-server` (0.171.0) against a scripted Responses server: one fake server for
@@ -65,10 +65,7 @@ type Recorded = {
 };
 
 function recorder(
-  decide: (
-    ask: CodexAsk,
-    cleared: AbortSignal,
-  ) => ApprovalAnswer | Promise<ApprovalAnswer> = () => ({
+  decide: (ask: CodexAsk, cleared: AbortSignal) => CodexApproval | Promise<CodexApproval> = () => ({
     allowed: false,
     why: 'denied',
   }),
@@ -159,6 +156,22 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(seen).toHaveLength(2);
     expect(sent(seen[1])).toMatch(/rejected by user/);
     expect(outcome).toMatchObject({ ok: true, summary: 'All done.' });
+  });
+
+  it("E11: a deny's message reaches the model at the start of the next turn", async () => {
+    home = makeCodexHome(fake);
+    script(escalated('rm notes.txt'));
+    const r = recorder(() => ({ allowed: false, why: 'denied', message: 'keep the notes' }));
+    const s = session();
+    await s.runTurn('tidy up', r.ctx);
+    const seen = script({ kind: 'text', text: 'Understood.' });
+    await s.runTurn('go on', recorder().ctx);
+    const input = seen[0]!.body.input ?? [];
+    const last = JSON.stringify(input.slice(-1));
+    expect(last).toContain(
+      '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
+    );
+    expect(last).toContain('go on');
   });
 
   it('E10: a file change is asked with a unified diff, and applied once allowed', async () => {
@@ -341,6 +354,22 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       `Codex could not start: cannot start ${missing}: spawn ${missing} ENOENT`,
     );
     expect(s.pid).toBeNull();
+  });
+
+  it('E10: a stored thread Codex no longer has: the turn says it cannot be resumed; forgetting it starts a new one', async () => {
+    home = makeCodexHome(fake);
+    const gone = '01a250b1-0000-7000-8000-000000000000';
+    const s = session(gone);
+    const outcome = await s.runTurn('hello', recorder().ctx);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.summary).toMatch(`Codex could not start: cannot resume thread ${gone}: `);
+    expect(s.pid).toBeNull();
+    expect(s.resumeFailed).toBe(true);
+    // The caller may start afresh (and say so): a new thread, not the lost one.
+    s.forgetThread();
+    script({ kind: 'text', text: 'A new start.' });
+    expect(await s.runTurn('hello again', recorder().ctx)).toMatchObject({ ok: true });
+    expect(s.threadId).not.toBe(gone);
   });
 
   const FAULTS: [string, FakeReply, RegExp][] = [

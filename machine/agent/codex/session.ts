@@ -71,6 +71,10 @@ export function makeCodexSession(o: CodexSessionOptions) {
   let opening: Promise<AppServer> | null = null;
   let turn: CodexTurn | null = null;
   let closed = false;
+  /** E11: deny messages not yet told to the model. */
+  const notes: string[] = [];
+  /** The stored thread could not be resumed (Codex no longer has it): the caller decides. */
+  let resumeFailed = false;
 
   const threadParams = {
     cwd: o.cwd,
@@ -109,10 +113,12 @@ export function makeCodexSession(o: CodexSessionOptions) {
       const opened =
         threadId === null
           ? await s.request('thread/start', threadParams satisfies ThreadStartParams)
-          : await s.request('thread/resume', {
-              threadId,
-              ...threadParams,
-            } satisfies ThreadResumeParams);
+          : await s
+              .request('thread/resume', { threadId, ...threadParams } satisfies ThreadResumeParams)
+              .catch((e: Error) => {
+                resumeFailed = true;
+                throw new Error(`cannot resume thread ${threadId}: ${e.message}`);
+              });
       const r = shaped<ThreadStartResponse>(opened, { thread: 'object', model: 'string' });
       if (r === null || typeof r.thread.id !== 'string')
         throw new Error('codex app-server answered thread/start without a thread');
@@ -156,7 +162,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
       ctx.assistant(text);
       return { ok: false, summary: text, placeholder: false, close: false };
     }
-    const t = makeTurn(s, threadId!, o.cwd, ctx);
+    const t = makeTurn(s, threadId!, o.cwd, ctx, notes);
     turn = t;
     const timers = o.timers ?? REAL_TIMEOUTS;
     let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
@@ -176,7 +182,11 @@ export function makeCodexSession(o: CodexSessionOptions) {
     try {
       const input: TurnStartParams = {
         threadId: threadId!,
-        input: [{ type: 'text', text: prompt, text_elements: [] }],
+        // The prompt goes as typed; E11 notes from the last turn's denials come before it.
+        input: [
+          ...notes.splice(0).map((text) => ({ type: 'text' as const, text, text_elements: [] })),
+          { type: 'text', text: prompt, text_elements: [] },
+        ],
       };
       const started = shaped<TurnStartResponse>(await s.request('turn/start', input), {
         turn: 'object',
@@ -211,6 +221,14 @@ export function makeCodexSession(o: CodexSessionOptions) {
     },
     get model() {
       return model;
+    },
+    /** True once `thread/resume` failed; `forgetThread()` makes the next turn start a new one. */
+    get resumeFailed() {
+      return resumeFailed;
+    },
+    forgetThread(): void {
+      threadId = null;
+      resumeFailed = false;
     },
     /** The app-server's pid while one runs (tests check it is gone). */
     get pid() {

@@ -1,5 +1,5 @@
 import { asTyped } from './command-line.ts';
-import { CODEX_TOOLS, type CodexContext } from './context.ts';
+import { CODEX_TOOLS, type CodexApproval, type CodexContext } from './context.ts';
 import { shaped } from './parse.ts';
 import {
   commandAsk,
@@ -11,7 +11,7 @@ import {
   SERVER_REQUESTS,
   userInputResponse,
 } from './requests.ts';
-import type { AgentAnswer, ApprovalAnswer, Refusal, TurnOutcome } from '../runner.ts';
+import type { AgentAnswer, Refusal, TurnOutcome } from '../runner.ts';
 import { NO_TEXT_SUMMARY } from '../runner.ts';
 import type { AppServer } from './rpc.ts';
 import { METHOD_NOT_FOUND } from './rpc.ts';
@@ -41,7 +41,17 @@ export type TurnEnd =
 
 export type CodexTurn = ReturnType<typeof makeTurn>;
 
-export function makeTurn(server: AppServer, threadId: string, cwd: string, ctx: CodexContext) {
+/** E11: what the owner said with a deny, told to the model when the next turn starts. */
+export const deniedNote = (command: string, message: string) =>
+  `(From the owner, who denied \`${command}\` on their phone: ${message})`;
+
+export function makeTurn(
+  server: AppServer,
+  threadId: string,
+  cwd: string,
+  ctx: CodexContext,
+  notes: string[],
+) {
   let turnId: string | null = null;
   let lastText: string | null = null;
   let lastError: string | null = null;
@@ -96,15 +106,20 @@ export function makeTurn(server: AppServer, threadId: string, cwd: string, ctx: 
   ): Promise<void> {
     const cleared = new AbortController();
     unanswered.set(id, cleared);
-    let answer: ApprovalAnswer;
+    let answer: CodexApproval;
+    const shown = ask();
     try {
-      answer = await ctx.approve(ask(), cleared.signal);
+      answer = await ctx.approve(shown, cleared.signal);
     } catch {
       answer = { allowed: false, why: 'cancelled' };
     }
     // E3 is not offered for Codex: an edited command cannot be run in its place, so it is refused.
     const allowed = answer.allowed && answer.edited === undefined;
     if (!allowed) refusals.set(itemId, answer.allowed ? 'denied' : answer.why);
+    if (!answer.allowed && 'message' in answer && answer.message !== undefined) {
+      const what = shown.tool === 'exec_command' ? shown.command : shown.paths.join(', ');
+      notes.push(deniedNote(what, answer.message));
+    }
     if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
     server.respond(id, { decision: allowed ? 'accept' : 'decline' });
   }
