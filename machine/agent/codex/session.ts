@@ -166,12 +166,12 @@ export function makeCodexSession(o: CodexSessionOptions) {
     turn = t;
     const timers = o.timers ?? REAL_TIMEOUTS;
     let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
+    const interrupt = (turnId: string) =>
+      void s
+        .request('turn/interrupt', { threadId: threadId!, turnId } satisfies TurnInterruptParams)
+        .catch(() => {});
     const onStop = () => {
-      const interrupt = (turnId: string) =>
-        s
-          .request('turn/interrupt', { threadId: threadId!, turnId } satisfies TurnInterruptParams)
-          .catch(() => {});
-      if (t.turnId !== null) void interrupt(t.turnId);
+      if (t.turnId !== null) interrupt(t.turnId);
       backstop = timers.setTimeout(() => {
         o.log?.('codex: turn/interrupt got no answer in time; ending the process');
         void stop().then(() => t.lost('stopped'));
@@ -195,10 +195,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
         throw new Error('codex app-server answered turn/start without a turn');
       t.started(started.turn.id);
       // A stop that came while the turn was being started reaches it now.
-      if (ctx.signal.aborted)
-        void s
-          .request('turn/interrupt', { threadId: threadId!, turnId: started.turn.id })
-          .catch(() => {});
+      if (ctx.signal.aborted) interrupt(started.turn.id);
       end = await t.ended;
     } catch (e) {
       t.lost((e as Error).message);

@@ -16,6 +16,8 @@ import { NO_TEXT_SUMMARY } from '../runner.ts';
 import type { AppServer } from './rpc.ts';
 import { METHOD_NOT_FOUND } from './rpc.ts';
 import type { RequestId } from './generated/RequestId.ts';
+import type { CommandExecutionRequestApprovalResponse } from './generated/v2/CommandExecutionRequestApprovalResponse.ts';
+import type { FileChangeRequestApprovalResponse } from './generated/v2/FileChangeRequestApprovalResponse.ts';
 import type { ErrorNotification } from './generated/v2/ErrorNotification.ts';
 import type { FileUpdateChange } from './generated/v2/FileUpdateChange.ts';
 import type { ItemCompletedNotification } from './generated/v2/ItemCompletedNotification.ts';
@@ -121,7 +123,10 @@ export function makeTurn(
       notes.push(deniedNote(what, answer.message));
     }
     if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
-    server.respond(id, { decision: allowed ? 'accept' : 'decline' });
+    const decision = allowed ? 'accept' : 'decline';
+    server.respond(id, {
+      decision,
+    } satisfies CommandExecutionRequestApprovalResponse & FileChangeRequestApprovalResponse);
   }
 
   async function askAll(id: RequestId, params: NonNullable<ReturnType<typeof parseUserInput>>) {
@@ -131,6 +136,7 @@ export function makeTurn(
     const answers: AgentAnswer[] = [];
     let refused: Refusal | undefined;
     for (const q of params.questions) {
+      if (cleared.signal.aborted) break; // Codex withdrew the request: ask nothing more
       let a: AgentAnswer;
       try {
         a = await ctx.ask(questionOf(q), cleared.signal);
