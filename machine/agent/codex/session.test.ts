@@ -304,6 +304,21 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(sent(again[0])).toContain('wait for the model');
   });
 
+  it('E4: Stop while Codex is still starting ends the turn, and the process once it is up', async () => {
+    home = makeCodexHome(fake);
+    const s = session();
+    const r = recorder();
+    let pid = 0;
+    r.ctx.thread = () => (pid = s.pid ?? 0);
+    const running = s.runTurn('hello', r.ctx);
+    r.stop('stopped from the phone');
+    expect(await running).toMatchObject({
+      ok: false,
+      summary: 'Turn stopped: stopped from the phone.',
+    });
+    await until(() => pid > 0 && isGone(pid) && s.pid === null, 'the process to be gone', 15_000);
+  });
+
   it('E10: a thread resumed in a new process continues with its history', async () => {
     home = makeCodexHome(fake);
     script({ kind: 'text', text: 'I will remember 4242.' });

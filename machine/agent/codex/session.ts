@@ -5,7 +5,7 @@ import type { TurnOutcome } from '../runner.ts';
 import type { CodexContext } from './context.ts';
 import { shaped } from './parse.ts';
 import { startAppServer, type AppServer } from './rpc.ts';
-import { makeTurn, type CodexTurn, type TurnEnd } from './turn.ts';
+import { makeTurn, stoppedText, type CodexTurn, type TurnEnd } from './turn.ts';
 import type { InitializeParams } from './generated/InitializeParams.ts';
 import type { AskForApproval } from './generated/v2/AskForApproval.ts';
 import type { SandboxMode } from './generated/v2/SandboxMode.ts';
@@ -155,12 +155,28 @@ export function makeCodexSession(o: CodexSessionOptions) {
         close: true,
       };
     let s: AppServer;
+    const starting = serverFor(ctx);
+    // Stop (E4) while Codex is still starting: the turn ends now, the process once it is up.
+    let onEarlyStop = () => {};
+    const stopped = new Promise<null>((resolve) => {
+      onEarlyStop = () => resolve(null);
+      ctx.signal.addEventListener('abort', onEarlyStop, { once: true });
+    });
     try {
-      s = await serverFor(ctx);
+      const first = await Promise.race([starting, stopped]);
+      if (first === null) {
+        void starting.then(stop, () => {});
+        const text = stoppedText(ctx.signal.reason);
+        ctx.assistant(text);
+        return { ok: false, summary: text, placeholder: false, close: false };
+      }
+      s = first;
     } catch (e) {
       const text = `Codex could not start: ${(e as Error).message}`;
       ctx.assistant(text);
       return { ok: false, summary: text, placeholder: false, close: false };
+    } finally {
+      ctx.signal.removeEventListener('abort', onEarlyStop);
     }
     const t = makeTurn(s, threadId!, o.cwd, ctx, notes);
     turn = t;

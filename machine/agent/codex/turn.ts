@@ -43,6 +43,10 @@ export type TurnEnd =
 
 export type CodexTurn = ReturnType<typeof makeTurn>;
 
+/** E4: a stopped turn's summary, worded as the scripted agent's. */
+export const stoppedText = (why: unknown) =>
+  typeof why === 'string' ? `Turn stopped: ${why}.` : 'Turn stopped.';
+
 /** E11: what the owner said with a deny, told to the model when the next turn starts. */
 export const deniedNote = (command: string, message: string) =>
   `(From the owner, who denied \`${command}\` on their phone: ${message})`;
@@ -247,8 +251,7 @@ export function makeTurn(
         ctx.toolFinished(end.status === 'completed' ? undefined : 'cancelled');
       open.clear();
       if (end.status === 'interrupted') {
-        const text =
-          typeof stopReason === 'string' ? `Turn stopped: ${stopReason}.` : 'Turn stopped.';
+        const text = stoppedText(stopReason);
         ctx.assistant(text);
         return { ok: false, summary: text, placeholder: false, close: false };
       }
