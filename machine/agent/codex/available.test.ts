@@ -6,7 +6,7 @@ import { checkCodex } from './available.ts';
 
 describe('E10: is Codex there', () => {
   it('the packaged codex answers with its version', async () => {
-    expect(await checkCodex()).toEqual({ ok: true, version: '0.171.0' });
+    expect(await checkCodex()).toEqual({ ok: true, detail: 'codex 0.171.0' });
   });
 
   it('a path with no codex behind it is named in the message', async () => {

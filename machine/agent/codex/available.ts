@@ -6,7 +6,7 @@ import { packagedCodex } from './session.ts';
 
 const VERSION_TIMEOUT_MS = 15_000;
 
-export type CodexCheck = { ok: true; version: string } | { ok: false; message: string };
+export type CodexCheck = { ok: true; detail: string } | { ok: false; message: string };
 
 export function checkCodex(codexPath?: string, env?: NodeJS.ProcessEnv): Promise<CodexCheck> {
   let bin: { command: string; args: string[] };
@@ -25,7 +25,8 @@ export function checkCodex(codexPath?: string, env?: NodeJS.ProcessEnv): Promise
       { env: env ?? process.env, timeout: VERSION_TIMEOUT_MS },
       (err, stdout) => {
         const version = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
-        if (err === null && version !== undefined) resolve({ ok: true, version });
+        if (err === null && version !== undefined)
+          resolve({ ok: true, detail: `codex ${version}` });
         else
           resolve({
             ok: false,

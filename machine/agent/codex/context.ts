@@ -1,9 +1,23 @@
-import type { AgentAnswer, AgentQuestion, ApprovalAnswer, Refusal } from '../runner.ts';
+import type { ApprovalAnswer, Refusal } from '../runner.ts';
 
-// What a Codex turn tells the machine, shaped like the scripted agent's AgentContext (runner.ts)
-// so the same handlers serve both: approve / ask / toolStarted / toolFinished / assistant and the
-// turn's abort signal (E4 Stop), plus what only a real agent reports (E10): token usage, the
-// model, and the thread id to store for a resume.
+// What a Codex turn tells the machine, shaped like the agents' context (the scripted agent's
+// AgentContext in runner.ts, plus what only a real agent reports, E10) so the same handlers serve
+// every agent: approve / ask / toolStarted / toolFinished / assistant, the turn's abort signal
+// (E4 Stop), token usage, the model, and the thread id to store for a resume. Only `approve`
+// carries a Codex-specific shape (CodexAsk): the machine maps it onto its own approval kinds.
+
+/** One question of a card; `header` is the short label Codex gives it. */
+export type CodexQuestion = {
+  prompt: string;
+  header?: string;
+  options: string[];
+  multiSelect: boolean;
+  allowFreeText: boolean;
+};
+/** What the human chose for one question: option labels and/or free text. */
+export type QuestionChoice = { labels: string[]; freeText?: string };
+/** One choice per question asked, in order; or why there is no answer. */
+export type CodexAnswers = { ok: true; choices: QuestionChoice[] } | { ok: false; why: Refusal };
 
 /** Codex's own tool names (E10: `tool` on the card is the agent's name for it). */
 export const CODEX_TOOLS = {
@@ -49,12 +63,14 @@ export type CodexContext = {
    * the card it opened should close. There is no allow-with-changes (E3) for Codex.
    */
   approve(ask: CodexAsk, cleared: AbortSignal): Promise<CodexApproval>;
-  ask(question: AgentQuestion, cleared: AbortSignal): Promise<AgentAnswer>;
+  /** Codex's questions of one request make one card, an item each. */
+  ask(questions: CodexQuestion[], cleared: AbortSignal): Promise<CodexAnswers>;
   toolStarted(tool: CodexTool): void;
   toolFinished(refused?: Refusal): void;
   assistant(text: string): void;
   /** The thread's token counts so far (`thread/tokenUsage/updated`). */
   usage?(usage: CodexUsage): void;
-  /** Once per process: the thread now open, and the model it runs. */
-  thread?(info: { threadId: string; model: string }): void;
+  /** Once per process: the model the thread runs, and its id (the native session id). */
+  model?(name: string): void;
+  nativeSession?(threadId: string): void;
 };

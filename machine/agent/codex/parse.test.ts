@@ -60,7 +60,7 @@ describe('Codex app-server messages at the edge', () => {
   it('E10: a question without options is answered in words; answers go back per question id', () => {
     const q = {
       id: 'name',
-      header: 'Name',
+      header: '',
       question: 'Name?',
       isOther: false,
       isSecret: false,
@@ -73,7 +73,11 @@ describe('Codex app-server messages at the edge', () => {
       allowFreeText: true,
     });
     expect(
-      userInputResponse([q, { ...q, id: 'other' }], [{ ok: true, labels: [], freeText: 'Ada' }]),
+      userInputResponse([q, { ...q, id: 'other' }], {
+        ok: true,
+        choices: [{ labels: [], freeText: 'Ada' }],
+      }),
     ).toEqual({ answers: { name: { answers: ['Ada'] } } });
+    expect(userInputResponse([q], { ok: false, why: 'expired' })).toEqual({ answers: {} });
   });
 });

@@ -1,8 +1,7 @@
 import { asTyped } from './command-line.ts';
 import { changeTitle, unifiedDiff } from './file-diff.ts';
 import { shaped } from './parse.ts';
-import type { CodexAsk } from './context.ts';
-import type { AgentAnswer, AgentQuestion } from '../runner.ts';
+import type { CodexAnswers, CodexAsk, CodexQuestion } from './context.ts';
 import type { CommandExecutionRequestApprovalParams } from './generated/v2/CommandExecutionRequestApprovalParams.ts';
 import type { FileChangeRequestApprovalParams } from './generated/v2/FileChangeRequestApprovalParams.ts';
 import type { FileUpdateChange } from './generated/v2/FileUpdateChange.ts';
@@ -99,13 +98,11 @@ export function parseUserInput(x: unknown): ToolRequestUserInputParams | null {
   return p !== null && p.questions.length > 0 && p.questions.every(isQuestion) ? p : null;
 }
 
-export function questionOf(q: ToolRequestUserInputQuestion): AgentQuestion {
+export function questionOf(q: ToolRequestUserInputQuestion): CodexQuestion {
   const options = (q.options ?? []).map((o) => o.label);
   return {
-    prompt:
-      q.header !== '' && !q.question.startsWith(q.header)
-        ? `${q.header}: ${q.question}`
-        : q.question,
+    prompt: q.question,
+    ...(q.header !== '' ? { header: q.header } : {}),
     options,
     multiSelect: false,
     // A question without options can only be answered in words.
@@ -116,12 +113,13 @@ export function questionOf(q: ToolRequestUserInputQuestion): AgentQuestion {
 /** Codex's answer shape: per question id, the chosen labels and any words typed. */
 export function userInputResponse(
   questions: readonly ToolRequestUserInputQuestion[],
-  answers: readonly AgentAnswer[],
+  answers: CodexAnswers,
 ): ToolRequestUserInputResponse {
   const out: ToolRequestUserInputResponse = { answers: {} };
+  if (!answers.ok) return out;
   questions.forEach((q, i) => {
-    const a = answers[i];
-    if (a === undefined || !a.ok) return;
+    const a = answers.choices[i];
+    if (a === undefined) return;
     out.answers[q.id] = {
       answers: [...a.labels, ...(a.freeText !== undefined ? [a.freeText] : [])],
     };

@@ -11,8 +11,13 @@ import {
   type FakeRequest,
   type FakeResponses,
 } from '../../test-support/fake-responses.ts';
-import type { AgentAnswer, AgentQuestion } from '../runner.ts';
-import type { CodexApproval, CodexAsk, CodexContext } from './context.ts';
+import type {
+  CodexAnswers,
+  CodexApproval,
+  CodexAsk,
+  CodexContext,
+  CodexQuestion,
+} from './context.ts';
 import { INTERRUPT_BACKSTOP_MS, makeCodexSession, type CodexSession } from './session.ts';
 
 // The real `codex app-server` (0.171.0) against a scripted Responses server: one fake server for
@@ -42,14 +47,14 @@ function script(...replies: FakeReply[]): FakeRequest[] {
   return seen;
 }
 
-function session(threadId?: string, more: Partial<Parameters<typeof makeCodexSession>[0]> = {}) {
+function session(resume?: string, more: Partial<Parameters<typeof makeCodexSession>[0]> = {}) {
   const s = makeCodexSession({
     ...more,
     cwd: home.work,
     access: 'standard',
     extraArgs: CODEX_TEST_ARGS,
     env: home.env,
-    ...(threadId !== undefined ? { threadId } : {}),
+    ...(resume !== undefined ? { resume } : {}),
   });
   sessions.push(s);
   return s;
@@ -58,7 +63,7 @@ function session(threadId?: string, more: Partial<Parameters<typeof makeCodexSes
 type Recorded = {
   ctx: CodexContext;
   asks: CodexAsk[];
-  questions: AgentQuestion[];
+  questions: CodexQuestion[];
   events: string[];
   usage: { inputTokens: number; outputTokens: number }[];
   stop(why: string): void;
@@ -69,7 +74,7 @@ function recorder(
     allowed: false,
     why: 'denied',
   }),
-  answer: (q: AgentQuestion) => AgentAnswer = () => ({ ok: false, why: 'denied' }),
+  answer: (qs: CodexQuestion[]) => CodexAnswers = () => ({ ok: false, why: 'denied' }),
 ): Recorded {
   const abort = new AbortController();
   const r: Recorded = {
@@ -84,15 +89,16 @@ function recorder(
         r.asks.push(ask);
         return decide(ask, cleared);
       },
-      ask: async (q) => {
-        r.questions.push(q);
-        return answer(q);
+      ask: async (qs) => {
+        r.questions.push(...qs);
+        return answer(qs);
       },
       toolStarted: (tool) => r.events.push(`started ${tool}`),
       toolFinished: (refused) => r.events.push(`finished${refused ? ' ' + refused : ''}`),
       assistant: (text) => r.events.push(`says ${text}`),
       usage: (u) => r.usage.push(u),
-      thread: (t) => r.events.push(`thread ${t.model}`),
+      model: (name) => r.events.push(`model ${name}`),
+      nativeSession: (id) => r.events.push(`thread ${id}`),
     },
   };
   return r;
@@ -121,7 +127,8 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       placeholder: false,
       close: false,
     });
-    expect(r.events).toContain('thread gpt-5.5');
+    expect(r.events).toContain('model gpt-5.5');
+    expect(r.events).toContain(`thread ${s.threadId}`);
     expect(s.threadId).toMatch(/^[0-9a-f-]{36}$/);
     expect(s.model).toBe('gpt-5.5');
     expect(r.usage.at(-1)).toEqual({ inputTokens: 12, outputTokens: 7 });
@@ -214,11 +221,12 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
         ],
       },
     });
-    const r = recorder(undefined, () => ({ ok: true, labels: ['Blue'] }));
+    const r = recorder(undefined, () => ({ ok: true, choices: [{ labels: ['Blue'] }] }));
     const outcome = await session().runTurn('ask me', r.ctx);
     expect(r.questions).toEqual([
       {
-        prompt: 'Color: Which color?',
+        prompt: 'Which color?',
+        header: 'Color',
         options: ['Red', 'Blue'],
         multiSelect: false,
         allowFreeText: true,
@@ -309,7 +317,7 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     const s = session();
     const r = recorder();
     let pid = 0;
-    r.ctx.thread = () => (pid = s.pid ?? 0);
+    r.ctx.nativeSession = () => (pid = s.pid ?? 0);
     const running = s.runTurn('hello', r.ctx);
     r.stop('stopped from the phone');
     expect(await running).toMatchObject({
@@ -400,7 +408,7 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       const s = session();
       const r = recorder();
       let pid = 0;
-      r.ctx.thread = () => (pid = s.pid ?? 0);
+      r.ctx.nativeSession = () => (pid = s.pid ?? 0);
       const outcome = await s.runTurn('hello', r.ctx);
       expect(outcome.ok).toBe(false);
       expect(outcome.summary).toMatch(message);

@@ -50,8 +50,8 @@ export type CodexSessionOptions = {
   extraArgs?: readonly string[];
   /** The agent's environment; this process's when absent (the user's own Codex settings). */
   env?: NodeJS.ProcessEnv;
-  /** A stored thread to continue (`thread/resume`). */
-  threadId?: string;
+  /** A stored thread id to continue (`thread/resume`); absent = a new thread. */
+  resume?: string;
   log?(message: string): void;
   /** Arms the Stop backstop (E4); tests drive it with the manual clock. */
   timers?: Timeouts;
@@ -65,7 +65,7 @@ const REAL_TIMEOUTS: Timeouts = {
 export type CodexSession = ReturnType<typeof makeCodexSession>;
 
 export function makeCodexSession(o: CodexSessionOptions) {
-  let threadId: string | null = o.threadId ?? null;
+  let threadId: string | null = o.resume ?? null;
   let model: string | null = null;
   let server: AppServer | null = null;
   let opening: Promise<AppServer> | null = null;
@@ -125,7 +125,8 @@ export function makeCodexSession(o: CodexSessionOptions) {
       threadId = r.thread.id;
       model = r.model;
       server = s;
-      ctx.thread?.({ threadId, model });
+      ctx.model?.(model);
+      ctx.nativeSession?.(threadId);
       return s;
     } catch (e) {
       await s.close();

@@ -1,5 +1,10 @@
 import { asTyped } from './command-line.ts';
-import { CODEX_TOOLS, type CodexApproval, type CodexContext } from './context.ts';
+import {
+  CODEX_TOOLS,
+  type CodexAnswers,
+  type CodexApproval,
+  type CodexContext,
+} from './context.ts';
 import { shaped } from './parse.ts';
 import {
   commandAsk,
@@ -11,7 +16,7 @@ import {
   SERVER_REQUESTS,
   userInputResponse,
 } from './requests.ts';
-import type { AgentAnswer, Refusal, TurnOutcome } from '../runner.ts';
+import type { Refusal, TurnOutcome } from '../runner.ts';
 import { NO_TEXT_SUMMARY } from '../runner.ts';
 import type { AppServer } from './rpc.ts';
 import { METHOD_NOT_FOUND } from './rpc.ts';
@@ -137,23 +142,14 @@ export function makeTurn(
     const cleared = new AbortController();
     unanswered.set(id, cleared);
     ctx.toolStarted(CODEX_TOOLS.input);
-    const answers: AgentAnswer[] = [];
-    let refused: Refusal | undefined;
-    for (const q of params.questions) {
-      if (cleared.signal.aborted) break; // Codex withdrew the request: ask nothing more
-      let a: AgentAnswer;
-      try {
-        a = await ctx.ask(questionOf(q), cleared.signal);
-      } catch {
-        a = { ok: false, why: 'cancelled' };
-      }
-      answers.push(a);
-      if (!a.ok) {
-        refused = a.why;
-        break;
-      }
+    let answers: CodexAnswers;
+    try {
+      answers = await ctx.ask(params.questions.map(questionOf), cleared.signal);
+    } catch {
+      answers = { ok: false, why: 'cancelled' };
     }
-    ctx.toolFinished(refused);
+    ctx.toolFinished(answers.ok ? undefined : answers.why);
+    // No answer (deny, expiry, a closed card): Codex gets an empty answer and the turn goes on.
     if (unanswered.delete(id)) server.respond(id, userInputResponse(params.questions, answers));
   }
 
