@@ -60,3 +60,43 @@ export function signalTree(tree: readonly Stat[], signal: NodeJS.Signals): void 
     }
   }
 }
+
+export type ProcessInfo = Stat;
+
+/**
+ * E4: what a turn started and Codex may leave running after `turn/interrupt` — processes below
+ * `root` that lead a group of their own (Codex gives each command its own session) and were not
+ * there when the turn began. Commands of earlier turns and Codex's own helpers are not touched.
+ */
+export function startedSince(root: number, before: ReadonlySet<number>): Stat[] {
+  const tree = treeOf(root);
+  const rootGroup = tree[0]?.pgrp;
+  const leaders = tree.filter(
+    (s) => !before.has(s.pid) && s.pgrp === s.pid && s.pgrp !== rootGroup,
+  );
+  const found = new Map<number, Stat>();
+  for (const l of leaders) for (const s of treeOf(l.pid)) found.set(s.pid, s);
+  return [...found.values()];
+}
+
+const GONE_POLL_MS = 10;
+
+/** Waits (bounded) until every process of `list` is gone; true when they all are. */
+export async function whenGone(list: readonly Stat[], limitMs: number): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  while (list.some((s) => !isGone(s.pid))) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, GONE_POLL_MS));
+  }
+  return true;
+}
+
+/** SIGTERM to each group (and SIGCONT, so a stopped one can act), SIGKILL after `graceMs`. */
+export async function endProcesses(list: readonly Stat[], graceMs: number): Promise<void> {
+  if (list.length === 0) return;
+  signalTree(list, 'SIGTERM');
+  signalTree(list, 'SIGCONT');
+  if (await whenGone(list, graceMs)) return;
+  signalTree(list, 'SIGKILL');
+  await whenGone(list, graceMs);
+}

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { parseIncoming } from './parse.ts';
-import { isGone, signalTree, treeOf } from './process-tree.ts';
+import { signalTree, treeOf, whenGone } from './process-tree.ts';
 import type { RequestId } from './generated/RequestId.ts';
 
 // One `codex app-server` child and the JSON-RPC over its stdio: newline-delimited messages
@@ -10,7 +10,6 @@ import type { RequestId } from './generated/RequestId.ts';
 // is reaped and every process of the tree is gone.
 
 export const CLOSE_GRACE_MS = 2_000;
-const GONE_POLL_MS = 10;
 const GONE_LIMIT_MS = 5_000;
 const STDERR_KEEP_CHARS = 4_000;
 
@@ -146,9 +145,7 @@ export function startAppServer(o: AppServerOptions): AppServer {
         clearTimeout(killer);
         // Whatever outlived the server (a command in a group of its own) ends now.
         signalTree(tree, 'SIGKILL');
-        const until = Date.now() + GONE_LIMIT_MS;
-        while (tree.some((s) => !isGone(s.pid)) && Date.now() < until)
-          await new Promise((r) => setTimeout(r, GONE_POLL_MS));
+        await whenGone(tree, GONE_LIMIT_MS);
       })()),
   };
 }

@@ -4,6 +4,7 @@ import type { Timeouts } from '../../../protocol/timers.ts';
 import type { TurnOutcome } from '../runner.ts';
 import type { CodexContext } from './context.ts';
 import { shaped } from './parse.ts';
+import { endProcesses, startedSince, treeOf } from './process-tree.ts';
 import { startAppServer, type AppServer } from './rpc.ts';
 import { makeTurn, stoppedText, type CodexTurn, type TurnEnd } from './turn.ts';
 import type { InitializeParams } from './generated/InitializeParams.ts';
@@ -24,6 +25,8 @@ import type { TurnStartResponse } from './generated/v2/TurnStartResponse.ts';
 
 /** Stop (E4): how long `turn/interrupt` may take before the process is killed. */
 export const INTERRUPT_BACKSTOP_MS = 3_000;
+/** Stop (E4): a command the turn started gets this long after SIGTERM before SIGKILL. */
+export const STOP_GRACE_MS = 500;
 
 /** The sandbox per dispatch access level; the approval policy is always `on-request`. */
 export const SANDBOX_BY_ACCESS: Record<AccessLevel, SandboxMode> = {
@@ -180,6 +183,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
       ctx.signal.removeEventListener('abort', onEarlyStop);
     }
     const t = makeTurn(s, threadId!, o.cwd, ctx, notes);
+    const before = new Set(treeOf(s.pid).map((p) => p.pid));
     turn = t;
     const timers = o.timers ?? REAL_TIMEOUTS;
     let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
@@ -224,6 +228,10 @@ export function makeCodexSession(o: CodexSessionOptions) {
     }
     if (ctx.signal.aborted && end.status !== 'completed')
       end = { status: 'interrupted', error: null };
+    // E4: Codex's interrupt does not always end the command in time; what this turn started and
+    // still runs ends here, its whole group, before the turn is reported stopped.
+    if (end.status === 'interrupted' && server === s)
+      await endProcesses(startedSince(s.pid, before), STOP_GRACE_MS);
     // A failed turn leaves no process behind; the next one resumes the thread in a new one.
     if (end.status !== 'completed' && end.status !== 'interrupted') await stop();
     return t.outcome(end, ctx.signal.reason);
