@@ -27,7 +27,14 @@ import { isInside } from './cwd-guard.ts';
  * remembered, never editable.
  */
 export type ApprovalAsk = { agentTool?: string } & (
-  | { tool: 'run'; title: string; detail: string; command: string }
+  | {
+      tool: 'run';
+      title: string;
+      detail: string;
+      command: string;
+      /** E3: `false` when the agent cannot run an edited command (Codex). */
+      editable?: false;
+    }
   | { tool: 'write'; title: string; detail: string; path: string }
   | { tool: 'other'; title: string; detail: string }
 );
@@ -89,7 +96,11 @@ export function approvalOffer(ask: ApprovalAsk, ctx: OfferContext): ApprovalOffe
   const offer: ApprovalOffer = { tool: ask.agentTool ?? ask.tool };
   // E3: the command line, when it can be carried whole (it is what will run, so never clamped);
   // its JSON form is bounded too, so the request always fits the envelope beside its detail.
-  if (ask.tool === 'run' && utf8ByteLength(JSON.stringify(ask.command)) <= MAX_EDITABLE_BYTES) {
+  if (
+    ask.tool === 'run' &&
+    ask.editable !== false &&
+    utf8ByteLength(JSON.stringify(ask.command)) <= MAX_EDITABLE_BYTES
+  ) {
     offer.editable = { label: 'Command', value: ask.command };
   }
   if (ctx.access === 'full' || ask.tool === 'other') return offer;

@@ -1,6 +1,7 @@
 import type { AgentName, CliOptions } from '../cli.ts';
 import type { AgentProvider } from './agent.ts';
 import { claudeProvider } from './claude/provider.ts';
+import { codexProvider } from './codex/provider.ts';
 import { mockProvider } from './mock/provider.ts';
 
 // E10: the `--agent` list made real. Each agent is checked at start (is it installed, does it
@@ -11,14 +12,14 @@ export type AgentLine = { agent: AgentName; ok: boolean; text: string };
 function providerFor(
   name: AgentName,
   o: Pick<CliOptions, 'claudePath' | 'codexPath'>,
-): AgentProvider | string {
+): AgentProvider {
   switch (name) {
     case 'mock':
       return mockProvider;
     case 'claude':
       return claudeProvider(o.claudePath !== undefined ? { claudePath: o.claudePath } : {});
     case 'codex':
-      return 'codex: this build has no Codex adapter yet';
+      return codexProvider(o.codexPath !== undefined ? { codexPath: o.codexPath } : {});
   }
 }
 
@@ -28,7 +29,6 @@ export async function agentsFromCli(
   const checked = await Promise.all(
     o.agents.map(async (agent) => {
       const p = providerFor(agent, o);
-      if (typeof p === 'string') return { agent, provider: null, ok: false, text: p };
       const c = await p.check();
       return c.ok
         ? { agent, provider: p, ok: true, text: `${agent}: ready — ${c.detail}` }

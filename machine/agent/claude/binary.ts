@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AgentCheck } from '../agent.ts';
+import { executable, onPath } from '../on-path.ts';
 
 // Which `claude` runs (E10): `--claude-path` when given, else `claude` on PATH (the user's own
 // install, with their login), else the one packaged with the SDK (@anthropic-ai/claude-agent-sdk-
@@ -11,24 +11,6 @@ import type { AgentCheck } from '../agent.ts';
 export type ClaudeBinary = { ok: true; path: string; how: string } | { ok: false; message: string };
 
 const VERSION_TIMEOUT_MS = 15_000;
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string, envPath: string | undefined): string | null {
-  for (const dir of (envPath ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const file = path.join(dir, name);
-    if (executable(file)) return file;
-  }
-  return null;
-}
 
 function packaged(): string | null {
   const require = createRequire(import.meta.url);
