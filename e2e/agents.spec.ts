@@ -8,7 +8,7 @@ import { tempDir } from './support/processes.ts';
 // against a scripted Anthropic server; the phone in Chromium dispatches, gets Claude's Bash card,
 // allows it, and reads Claude's final text. The CLI never sees a real login (HOME is a temp dir).
 test.describe('Claude Code behind the phone (E10)', () => {
-  test('E10: dispatch → Bash card with the command → Allow → the file exists → Claude’s final text in the session', async ({
+  test('E10: the agent is offered on New session; dispatch → Bash card with the command → Allow → the file exists → Claude’s final text and the agent line in the session', async ({
     page,
     machine,
   }) => {
@@ -24,7 +24,7 @@ test.describe('Claude Code behind the phone (E10)', () => {
         { text: 'I wrote claude.txt in your folder.' },
       ]);
       const m = await machine('laptop', {
-        args: ['--agent', 'claude'],
+        args: ['--agent', 'claude', '--agent', 'mock'],
         env: {
           HOME: home.path,
           CLAUDE_CONFIG_DIR: join(home.path, '.claude'),
@@ -40,8 +40,10 @@ test.describe('Claude Code behind the phone (E10)', () => {
       await m.proc.waitForLine(/claude: ready/);
       await pairByCode(page, m.pairingCode, 'laptop');
       await page.getByRole('link', { name: 'Start a session' }).click();
-      // One agent announced: no choice to make.
-      await expect(page.getByLabel('Agent')).toHaveCount(0);
+      // Two agents announced: the choice is offered, the machine's default (the first) chosen.
+      const agent = page.getByLabel('Agent');
+      await expect(agent).toHaveValue('claude');
+      await expect(agent.locator('option')).toHaveText(['claude', 'mock']);
       await page.getByLabel('Prompt').fill('E2E-CLAUDE please write a file');
       await page.getByRole('button', { name: 'Start session' }).click();
       const allow = page.getByRole('button', { name: /^Allow(?: once)?: Run: Write claude\.txt$/ });
