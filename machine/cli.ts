@@ -12,7 +12,7 @@ export const DEFAULT_STATE_DIR = '.data/machine';
 
 export const HELP_TEXT = `Usage: npm run machine -- --relay <ws(s)://host:port> [options]
 
-The mock machine: the machine side of dsh-dispatch wire v1 with a scripted agent.
+The machine side of dsh-dispatch wire v1: runs a scripted agent, Claude Code or Codex (--agent).
 
 Options:
   --relay <url>          relay to connect to (ws:// or wss://), required
