@@ -266,7 +266,7 @@ describe('E10: Claude Code behind the phone', () => {
     expect(lastToolResult('MARK-ASK')).toContain('Blue');
   });
 
-  it("E4: Stop during a long command: within 2 s turn.final says interrupted, the session is not running, and the command's process is gone", async () => {
+  it("E4: Stop during a long command: within 2 s turn.final says interrupted, the session is not running, and the command's process is gone; a reply continues the conversation", async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     fake.script('MARK-STOP', [
@@ -274,7 +274,7 @@ describe('E10: Claude Code behind the phone', () => {
         tool: 'Bash',
         input: { command: 'node -e "setTimeout(()=>{},30000)"', description: 'wait' },
       },
-      { text: 'never' },
+      { text: 'Picking up after the stop.' },
     ]);
     const r = await dispatch(phone, { prompt: 'MARK-STOP wait' });
     const a = await approvalOf(phone, r.sessionId!);
@@ -294,6 +294,16 @@ describe('E10: Claude Code behind the phone', () => {
     expect(final).toMatchObject({ ok: false, reason: 'interrupted' });
     await until(() => processesIn(w.root).length === 0, 'every process of the turn to end', 5000);
     expect(w.machine.sessions().find((s) => s.sessionId === r.sessionId)?.state).toBe('idle');
+    // A reply after the stop continues the same conversation.
+    const from = phone.messages.length;
+    phone.send({
+      type: 'session.message',
+      requestId: rid(),
+      sessionId: r.sessionId!,
+      text: 'go on',
+    });
+    expect((await finalFor(phone, r.sessionId!, from)).summary).toBe('Picking up after the stop.');
+    expect(JSON.stringify(fake.requests('MARK-STOP').at(-1)?.messages)).toContain('go on');
   });
 
   it('E10 faults: a 401 from the model server ends the turn with the agent’s own message and leaves no process', async () => {

@@ -193,13 +193,16 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
       ctx.signal.removeEventListener('abort', onStop);
       clearTimeout(backstop);
     }
-    // The CLI exits once its stdin closes; whatever is left after a grace is ended.
-    let grace: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.all(exits),
-      new Promise<void>((r) => (grace = setTimeout(r, EXIT_GRACE_MS))),
-    ]);
-    clearTimeout(grace);
+    // The CLI exits once its stdin closes; whatever is left after a grace is ended. A stopped
+    // turn does not wait (E4: the phone is told within 2 s, and nothing of the turn runs on).
+    if (!ctx.signal.aborted) {
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(exits),
+        new Promise<void>((r) => (grace = setTimeout(r, EXIT_GRACE_MS))),
+      ]);
+      clearTimeout(grace);
+    }
     endAll();
     return { final: final as { ok: boolean; text: string } | null, last, failure, stderrTail };
   }
