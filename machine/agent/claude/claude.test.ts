@@ -306,6 +306,28 @@ describe('E10: Claude Code behind the phone', () => {
     expect(JSON.stringify(fake.requests('MARK-STOP').at(-1)?.messages)).toContain('go on');
   });
 
+  it('E4: Stop while a Claude card waits: the card closes superseded, the turn ends interrupted within 2 s, the command never runs, no process is left', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-STOPCARD', [
+      { tool: 'Bash', input: { command: 'touch never.txt', description: 'x' } },
+      { text: 'never' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-STOPCARD go' });
+    const a = await approvalOf(phone, r.sessionId!);
+    const started = Date.now();
+    phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
+    const closed = await phone.waitFor(
+      (m) => m.type === 'approval.closed' && m.approvalId === a.approvalId,
+      2000,
+    );
+    expect(closed).toMatchObject({ resolution: 'superseded' });
+    expect(await finalFor(phone, r.sessionId!)).toMatchObject({ ok: false, reason: 'interrupted' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    await until(() => processesIn(w.root).length === 0, 'no process left', 5000);
+    expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
+  });
+
   it('E10 faults: a 401 from the model server ends the turn with the agent’s own message and leaves no process', async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
