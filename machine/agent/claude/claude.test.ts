@@ -328,7 +328,7 @@ describe('E10: Claude Code behind the phone', () => {
     expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
   });
 
-  it('E10 faults: a 401 from the model server ends the turn with the agent’s own message and leaves no process', async () => {
+  it('E10 faults: a 401 or a 429 from the model server ends the turn with the agent’s own message and leaves no process', async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     fake.script('MARK-401', [{ status: 401, message: 'invalid x-api-key' }]);
@@ -336,6 +336,13 @@ describe('E10: Claude Code behind the phone', () => {
     const final = await finalFor(phone, r.sessionId!);
     expect(final.ok).toBe(false);
     expect(final.summary).toMatch(/invalid api key/i);
+    await until(() => processesIn(w.root).length === 0, 'the CLI to end', 5000);
+    // A 429 the same way (Claude's own retries are off in tests: CLAUDE_CODE_MAX_RETRIES=0).
+    fake.script('MARK-429', [{ status: 429, message: 'slow down' }]);
+    const limited = await dispatch(phone, { prompt: 'MARK-429 hello' });
+    const f429 = await finalFor(phone, limited.sessionId!);
+    expect(f429.ok).toBe(false);
+    expect(f429.summary).toMatch(/429|rate|slow down/i);
     await until(() => processesIn(w.root).length === 0, 'the CLI to end', 5000);
   });
 
