@@ -1,8 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import solid from 'vite-plugin-solid';
 import { VitePWA } from 'vite-plugin-pwa';
 import pkg from './package.json' with { type: 'json' };
-import { LOOPBACK_HEADERS, META_CSP } from './scripts/security-headers.ts';
+import { LOOPBACK_HEADERS, META_CSP, OTHER_HEADERS } from './scripts/security-headers.ts';
 
 /** P2: the content policy as a meta tag in the built index.html, first in <head> so it covers
  * every tag after it (for hosts that cannot set headers). Build only: the dev server injects
@@ -19,12 +20,26 @@ const metaCsp = (): Plugin => ({
   ],
 });
 
+/** A8: protocol/'s tweetnacl, for the app, is src/client/nacl-on-demand.ts, which loads the library
+ * as a lazy chunk (the first screen needs no crypto). Only imports from protocol/ are redirected:
+ * the shim's own import of 'tweetnacl/nacl-fast.js' and the service worker's build are not. */
+const NACL_ON_DEMAND = fileURLToPath(new URL('./src/client/nacl-on-demand.ts', import.meta.url));
+const naclOnDemand = (): Plugin => ({
+  name: 'dsh-nacl-on-demand',
+  enforce: 'pre',
+  resolveId(id, importer) {
+    if (id === 'tweetnacl' && importer?.includes('/protocol/')) return NACL_ON_DEMAND;
+    return null;
+  },
+});
+
 // The app is served from one origin everywhere (http://127.0.0.1:4173): `localhost` would be a
 // different origin with its own service worker and IndexedDB.
 export default defineConfig({
   plugins: [
     solid(),
     metaCsp(),
+    naclOnDemand(),
     VitePWA({
       // Our own worker (sw/sw.ts): push, notification actions and the update prompt need code
       // that a generated worker cannot hold. Workbox only injects the precache list into it.
@@ -78,5 +93,7 @@ export default defineConfig({
   build: { target: 'es2022', sourcemap: false, manifest: true },
   // P2: `vite preview` (npm start, the e2e suite) sends the demo's policy on every response.
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: LOOPBACK_HEADERS },
-  server: { host: '127.0.0.1', port: 5173 },
+  // The dev server sends the other headers (F5: COOP included) but no CSP: its hot reload injects
+  // styles inline, which the policy forbids.
+  server: { host: '127.0.0.1', port: 5173, headers: OTHER_HEADERS },
 });

@@ -1,5 +1,6 @@
 // `npm run bench:app [-- --runs 3 --story-runs 3 --tap-runs 20]` (docs/quality.md): Lighthouse
-// 12.2.3 (mobile profile, Debian's Chromium) against the built app, the initial JS size (gzip,
+// 12.2.3 (mobile profile, Debian's Chromium) against the built app — its scores and its simulated
+// cold-start timings (FCP, LCP, TTI, TBT) —, the initial JS size (gzip,
 // from Vite's manifest), the two latencies of the whole-story e2e (approval.request → card
 // visible, push → notification), each the median of its runs, and the notification tap → enabled
 // Allow time with the app not running (e2e/tap-to-allow.bench.ts), median and p95. A count of 0
@@ -16,6 +17,13 @@ import lighthouse from 'lighthouse';
 const REPO = path.resolve(import.meta.dirname, '..');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CATEGORIES = ['performance', 'accessibility', 'best-practices'] as const;
+/** Lighthouse's simulated timings of the cold start on its throttled mobile profile (ms). */
+const TIMINGS = {
+  'first-contentful-paint': 'first paint (FCP)',
+  'largest-contentful-paint': 'largest paint (LCP)',
+  interactive: 'interactive (TTI)',
+  'total-blocking-time': 'blocking (TBT)',
+} as const;
 const MAX_RUNS = 10;
 const MAX_TAP_RUNS = 100;
 const SERVER_TIMEOUT_MS = 30_000;
@@ -110,11 +118,14 @@ async function lighthouseScores(url: string): Promise<Record<string, number>[]> 
         onlyCategories: [...CATEGORIES],
       });
       const lhr = r!.lhr;
-      results.push(
-        Object.fromEntries(
+      results.push({
+        ...Object.fromEntries(
           CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]),
         ),
-      );
+        ...Object.fromEntries(
+          Object.keys(TIMINGS).map((a) => [a, Math.round(lhr.audits[a]?.numericValue ?? NaN)]),
+        ),
+      });
       const failed = Object.values(lhr.audits).filter(
         (a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary',
       );
@@ -204,6 +215,11 @@ console.log(`\nbench:app — ${date}, Lighthouse 12.2.3 mobile, ${runs} run(s), 
 for (const c of runs > 0 ? CATEGORIES : []) {
   console.log(
     `  ${c.padEnd(15)} ${median(scores.map((s) => s[c]!))}  (runs: ${scores.map((s) => s[c]).join(', ')})`,
+  );
+}
+for (const [a, label] of runs > 0 ? Object.entries(TIMINGS) : []) {
+  console.log(
+    `  ${label.padEnd(20)} ${median(scores.map((s) => s[a]!))} ms  (runs: ${scores.map((s) => s[a]).join(', ')})`,
   );
 }
 console.log(

@@ -26,13 +26,31 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   const laptop = await machine('laptop');
   const pairing = parsePairing(laptop.pairingCode);
   if (!pairing.ok) throw new Error(pairing.message);
-  const a = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone A');
-  const b = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone B');
+  // E9: the app pairs first, so it is the approved phone; A and B, paired later, wait for it.
   await pairByCode(page, laptop.pairingCode, 'laptop');
-  // The app registers itself after its hello-ok: the machine now lists three phones.
+  await expect.poll(async () => (await stored(page))?.phone?.phoneId).toBeTruthy();
+  const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
+  const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone B');
   const listed = await phonesOf(a, 3);
   const app = await stored(page);
   expect(listed.phones.map((p) => p.phoneId)).toContain(app?.phone?.phoneId);
+
+  // E9: Machine › Phones shows A and B waiting, with their key fingerprints; the app lets A in.
+  await nav(page, `#/m/${roomKeys(pairing.value.secretBytes).roomId}/phones`);
+  const waiting = page.getByRole('list', { name: 'Phones' }).getByRole('listitem');
+  await expect(waiting.filter({ hasText: 'Waiting for approval' })).toHaveCount(2);
+  await expect(waiting.filter({ hasText: 'Test phone A' })).toContainText(/Key [0-9a-f]{4}-/);
+  await page.getByRole('button', { name: 'Approve Test phone A' }).click();
+  await a
+    .socket()
+    .waitForMessage(
+      (m) =>
+        m.type === 'phones' &&
+        (m.phones as { phoneId: string; state?: string }[]).some(
+          (p) => p.phoneId === a.phoneId && p.state === 'approved',
+        ),
+    );
+  await nav(page, '#/');
 
   // 1. The app is offline while A revokes B: it moves when it comes back, with no user action.
   await context.setOffline(true);

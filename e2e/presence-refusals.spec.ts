@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { devices, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
-import { parsePairing, roomKeys } from '../protocol/index.ts';
+import { parsePairing, phoneAuthorityChallengeText, roomKeys } from '../protocol/index.ts';
+import { makeSoftAuthenticator } from '../testkit/webauthn.ts';
 import { APP_ORIGIN } from '../playwright.config.ts';
 import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
 import { expect, expectAccessible, test } from './support/fixtures.ts';
@@ -60,7 +61,20 @@ test.beforeAll(async ({ browser }) => {
   await expect(
     page.getByText('On: risky approvals ask for your fingerprint or face.'),
   ).toBeVisible();
-  a = await makeE6Phone(relay.url, pairing.value.secret, 'Test phone A');
+  // E9: A pairs after the app, so it waits until the app lets it in — under `all`, with the
+  // owner's fingerprint / face over "phone.approve <A>".
+  a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
+  await nav(page, `#/m/${roomId}/phones`);
+  await page.getByRole('button', { name: 'Approve Test phone A' }).click();
+  await a
+    .socket()
+    .waitForMessage(
+      (m) =>
+        m.type === 'phones' &&
+        (m.phones as { phoneId: string; state?: string }[]).some(
+          (p) => p.phoneId === a.phoneId && p.state === 'approved',
+        ),
+    );
 });
 
 test.afterAll(async () => {
@@ -137,14 +151,15 @@ test('E7.4: a replayed assertion is refused — the same bytes under a new reque
 
   // A holder of the room secret reseals the app's assertion under a new requestId for the open
   // approval: the challenge the machine recomputes differs, so the approval stays pending.
-  a.send({ ...sent.message, requestId: randomUUID(), approvalId: second });
+  // (E9: it can only send it as its own phone — claiming the app's id is identity-required.)
+  a.send({ ...sent.message, phoneId: a.phoneId, requestId: randomUUID(), approvalId: second });
   await received(
     (m) => m.type === 'error' && m.context === second && m.reason === 'presence-invalid',
   );
   // The app's frame again, byte for byte, over its own connection; then its requestId aimed at
   // the open approval. D10: the first result comes back each time and nothing is decided again.
   tap.resend(sent.raw);
-  a.send({ ...sent.message, approvalId: second });
+  a.send({ ...sent.message, phoneId: a.phoneId, approvalId: second });
   await expect.poll(() => closedOf(first).length).toBe(3);
   expect(closedOf(second)).toEqual([]);
 
@@ -228,8 +243,33 @@ test("E7.3: a revoked phone's credential is refused with phone-revoked, even sen
   const assertion = tap.held[0]!.message;
   expect(assertion.presence).toBeDefined();
 
-  // A revokes the app's phone and follows the machine to the new room.
-  a.send({ type: 'phone.revoke', requestId: randomUUID(), phoneId: assertion.phoneId });
+  // A revokes the app's phone (E9: under `all` with A's own presence over "phone.revoke
+  // <app>") and follows the machine to the new room.
+  const soft = makeSoftAuthenticator({ origin: LOCALHOST_ORIGIN });
+  a.setCredential(soft.credential);
+  await received(
+    (m) =>
+      m.type === 'phones' &&
+      (m.phones as { phoneId: string; presence: boolean }[]).some(
+        (p) => p.phoneId === a.phoneId && p.presence,
+      ),
+  );
+  const revokeId = randomUUID();
+  const ts = Date.now();
+  const text = phoneAuthorityChallengeText({
+    roomId: a.roomId(),
+    action: 'phone.revoke',
+    target: String(assertion.phoneId),
+    requestId: revokeId,
+    ts,
+  })!;
+  a.send({
+    type: 'phone.revoke',
+    requestId: revokeId,
+    ts,
+    phoneId: assertion.phoneId,
+    presence: soft.assert(text),
+  });
   await a.follow();
   // A sends the app's untouched assertion as its own action (its phoneId, the app's requestId,
   // ts and presence): only the credential says whose it is, and that phone is revoked.

@@ -8,7 +8,7 @@ import {
   swapAuthenticator,
   virtualAuthenticator,
 } from './support/presence.ts';
-import { joinMachineRoom } from './support/room-socket.ts';
+import { makeE6Phone } from './support/e6-phone.ts';
 
 // E7 in the app against the mock machine (`--require-presence all`) with Chromium's virtual
 // platform authenticator over DevTools, on `localhost` (e2e/support/presence.ts says why).
@@ -35,13 +35,23 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   // A session with three commands, each an approval that needs presence under `all`.
   const parsed = parsePairing(laptop.pairingCode);
   if (!parsed.ok) throw new Error(parsed.message);
-  const { roomId, key } = roomKeys(parsed.value.secretBytes);
-  const phone = await joinMachineRoom(relay.url, roomId, key);
+  const { roomId } = roomKeys(parsed.value.secretBytes);
+  // E9: a second phone pairs after the app and waits; the app lets it in (under `all`, with the
+  // owner's fingerprint / face over "phone.approve <it>"). It starts the session the app decides.
+  const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
+  await nav(page, `#/m/${roomId}/phones`);
+  await page.getByRole('button', { name: 'Approve Test phone A' }).click();
+  const phone = a.socket();
+  await phone.waitForMessage(
+    (m) =>
+      m.type === 'phones' &&
+      (m.phones as { phoneId: string; state?: string }[]).some(
+        (p) => p.phoneId === a.phoneId && p.state === 'approved',
+      ),
+  );
   const requestId = randomUUID();
-  phone.sendMessage({
-    v: 1,
+  a.send({
     type: 'dispatch.request',
-    ts: Date.now(),
     requestId,
     prompt: 'run: mkdir -p one\nrun: mkdir -p two',
     cwd: laptop.root,
@@ -119,5 +129,5 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   expect(phone.messages.some((m) => m.type === 'approval.closed' && m.approvalId === second)).toBe(
     false,
   );
-  await phone.close();
+  await a.close();
 });

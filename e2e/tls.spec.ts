@@ -15,7 +15,11 @@ import {
   startFakePushService,
   type FakePushService,
 } from '../testkit/push-service.ts';
-import { OTHER_HEADERS, PRODUCTION_CSP } from '../scripts/security-headers.ts';
+import {
+  OTHER_HEADERS,
+  PRODUCTION_CSP,
+  STRICT_TRANSPORT_SECURITY,
+} from '../scripts/security-headers.ts';
 import { watchCsp } from './support/csp.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
 import { subscribeThenAskAndRun } from './support/push-world.ts';
@@ -65,6 +69,8 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
       expect(r.headers['content-security-policy'], what).toBe(PRODUCTION_CSP);
       for (const [name, value] of Object.entries(OTHER_HEADERS))
         expect(r.headers[name.toLowerCase()], `${what}: ${name}`).toBe(value);
+      // F5: the deployed site (a real domain's Caddyfile) pins https.
+      expect(r.headers['strict-transport-security'], what).toBe(STRICT_TRANSPORT_SECURITY);
     }
     expect(seen['/'].headers['cache-control']).toBe('no-cache');
     expect(seen['/sw.js'].headers['cache-control']).toBe('no-cache');

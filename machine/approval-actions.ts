@@ -1,4 +1,5 @@
 import {
+  approvalContentHash,
   approvalRespondRefusal,
   decisionChallengeText,
   type ApprovalRefusal,
@@ -8,6 +9,7 @@ import {
   type RuleRevoke,
   type SessionInterrupt,
 } from '../protocol/index.ts';
+import { editedRisk } from './approval-offer.ts';
 import type { Core } from './core.ts';
 import { rootOf } from './cwd-guard.ts';
 import type { Turns } from './turns.ts';
@@ -41,7 +43,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
   return {
     rulesMessage,
     /** Refusals leave the approval pending: the phone may answer again with a new requestId. */
-    respond(m: ApprovalRespond): MachineMessage[] {
+    respond(m: ApprovalRespond, sender?: string): MachineMessage[] {
       const open = core.pending.approval(m.approvalId);
       const notPending = () => [
         errorMsg(`approval ${m.approvalId} is not pending`, {
@@ -60,13 +62,40 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
           }),
         ];
       }
+      // E3 + E11: an edited command is classed again in its session; a risky edit needs presence
+      // under `risky` even when the request as asked did not.
+      const session = core.sessions.get(open.sessionId);
+      // A session the machine no longer holds cannot say what is safe: its edit counts as risky.
+      const risk =
+        m.decision !== 'allow' || m.edited === undefined
+          ? null
+          : session === undefined
+            ? { reason: 'other' }
+            : editedRisk(m.edited, {
+                cwd: session.cwd,
+                access: session.access,
+                root: session.root ?? rootOf(session.cwd, core.roots),
+              });
       // E7: only an allow of a request that needs presence; a deny never does.
-      if (m.decision === 'allow' && open.presence === true) {
-        const text = decisionChallengeText(m.approvalId, m.decision, m.requestId, m.ts);
-        const presence = core.presence.check(m.presence, text);
+      if (m.decision === 'allow' && core.presence.allowNeedsPresence(open, risk)) {
+        // E9: the challenge binds the room and what this machine sent, not what a card showed;
+        // in identity mode the credential must be the (proven) sender's.
+        const text = decisionChallengeText({
+          roomId: core.roomId(),
+          approvalId: m.approvalId,
+          decision: m.decision,
+          requestId: m.requestId,
+          ts: m.ts,
+          content: approvalContentHash(open),
+          ...(m.scope !== undefined ? { scope: m.scope } : {}),
+          ...(m.edited !== undefined ? { edited: m.edited } : {}),
+        });
+        const presence = core.presence.check(m.presence, text, sender);
         if (presence !== null) {
+          const why =
+            risk !== null && open.presence !== true ? ` (the edit is risky: ${risk.reason})` : '';
           return [
-            errorMsg(presence.message, {
+            errorMsg(`${presence.message}${why}`, {
               context: m.approvalId,
               sessionId: open.sessionId,
               reason: presence.reason,
@@ -76,7 +105,7 @@ export function makeApprovalActions(core: Core, turns: Turns, errorMsg: ErrorMak
       }
       let ruleAdded = false;
       if (m.scope === 'session' || m.scope === 'always') {
-        const s = core.sessions.get(open.sessionId);
+        const s = session;
         const added = core.rules.add({
           tool: open.tool,
           key: open.rule!.key,

@@ -29,6 +29,8 @@ export type Core = {
   decidedBy(phoneId: string | undefined): DecidedBy | undefined;
   /** E7: the presence policy and the check of an assertion. */
   readonly presence: PresenceGate;
+  /** E9: the current room's id, which every presence challenge names. */
+  roomId(): string;
   /** E10: the agents this machine offers. */
   readonly agents: Agents;
 };

@@ -1,6 +1,11 @@
 import type { QuestionAnswer, QuestionItem } from '../protocol/index.ts';
 import type { MachineHandle } from './machine.ts';
-import { describePhones, revokePhoneAtDesk } from './desk-phones.ts';
+import {
+  approvePhoneAtDesk,
+  describePhones,
+  forgetPhoneAtDesk,
+  revokePhoneAtDesk,
+} from './desk-phones.ts';
 import type { Terminal } from './terminal.ts';
 
 // The desktop side: while the machine runs, the terminal shows approvals and questions as they
@@ -17,7 +22,9 @@ export const DESK_HELP = `Desk commands:
   sessions                           the sessions this machine holds (live, or kept from before)
   rules                              remembered approvals (E2): id, scope, key, uses
   revoke <ruleId>                    forget a remembered approval (the next request asks again)
-  phones                             the phones of this machine (E6): id, name, last seen
+  phones                             the phones of this machine (E6): id, state, fingerprint, name
+  phones approve <phoneId>           let a waiting phone in (E9): compare its fingerprint first
+  phones forget <phoneId>            drop a waiting or revoked phone's record (E9)
   revoke-phone <phoneId>             cut a lost phone off (E6): the others move to a new room
   status                             the relay, phones, and what is pending
   help                               this list
@@ -25,7 +32,10 @@ Ids may be shortened to any unique prefix.`;
 
 export type DeskCommand =
   | { kind: 'help' | 'list' | 'sessions' | 'status' | 'rules' | 'phones' }
-  | { kind: 'allow' | 'deny' | 'revoke' | 'revoke-phone'; id: string }
+  | {
+      kind: 'allow' | 'deny' | 'revoke' | 'revoke-phone' | 'approve-phone' | 'forget-phone';
+      id: string;
+    }
   | { kind: 'answer'; id: string; text: string };
 
 export type DeskParse =
@@ -48,8 +58,22 @@ export function parseDeskLine(line: string): DeskParse | null {
     case 'sessions':
     case 'status':
     case 'rules':
-    case 'phones':
       return { ok: true, command: { kind: cmd } };
+    case 'phones': {
+      // E9: `phones approve <id>` / `phones forget <id>`.
+      const sub = rest[0]?.toLowerCase();
+      if (sub === undefined) return { ok: true, command: { kind: 'phones' } };
+      if (sub !== 'approve' && sub !== 'forget') {
+        return {
+          ok: false,
+          code: 'desk-unknown-command',
+          message: `unknown command "phones ${rest[0]}" (try: help)`,
+        };
+      }
+      return rest[1]
+        ? { ok: true, command: { kind: `${sub}-phone`, id: rest[1] } }
+        : missing(`which phone? phones ${sub} <phoneId> (see: phones)`);
+    }
     case 'revoke-phone':
       return rest[0]
         ? { ok: true, command: { kind: cmd, id: rest[0] } }
@@ -186,6 +210,23 @@ export function runDeskLine(machine: MachineHandle, line: string): string[] {
       return describeRules(machine);
     case 'phones':
       return describePhones(machine);
+    case 'approve-phone':
+    case 'forget-phone': {
+      const candidates = machine
+        .phones()
+        .filter((p) =>
+          c.kind === 'approve-phone' ? p.state === 'pending' : p.state !== 'approved',
+        );
+      const id = resolveId(
+        c.id,
+        candidates.map((p) => p.phoneId),
+        c.kind === 'approve-phone' ? 'waiting phone' : 'waiting or revoked phone',
+      );
+      if (!id.ok) return [id.message];
+      return c.kind === 'approve-phone'
+        ? approvePhoneAtDesk(machine, id.id)
+        : forgetPhoneAtDesk(machine, id.id);
+    }
     case 'revoke-phone': {
       const active = machine.phones().filter((p) => !p.revoked);
       const id = resolveId(

@@ -1,5 +1,6 @@
 import {
   dispatchChallengeText,
+  dispatchContentHash,
   dispatchNeedsPresence,
   MAX_PROMPT_BYTES,
   MAX_PROMPT_CHARS,
@@ -46,7 +47,13 @@ export async function runDispatch(
   }
   // E7: a full-access dispatch needs verified presence under any presence policy.
   if (dispatchNeedsPresence(core.presence.requirement, access)) {
-    const refused = core.presence.check(m.presence, dispatchChallengeText(m.requestId, m.ts));
+    const text = dispatchChallengeText({
+      roomId: core.roomId(),
+      requestId: m.requestId,
+      ts: m.ts,
+      content: dispatchContentHash(m),
+    });
+    const refused = core.presence.check(m.presence, text);
     if (refused !== null) return refuse(refused.reason, refused.message);
   }
   const promptLimit = textLimitReason(m.prompt, 'prompt');

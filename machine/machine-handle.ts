@@ -92,12 +92,13 @@ export function makeMachineHandle(deps: {
       return s.sessionId;
     },
     raiseApproval(fields) {
-      // Scripted events name no tool a rule could be made for: once only, never editable.
+      // Scripted events name no tool a rule could be made for: once only, never editable, and
+      // so risky (E11 `other`: the machine cannot say what they would do).
       const { approval, outcome } = pending.openApproval(
         sessionFor(fields.sessionId),
         clampApprovalTitle(fields.title),
         clampDetail(fields.detail),
-        { tool: fields.tool ?? 'script' },
+        { tool: fields.tool ?? 'script', risk: { reason: 'other' } },
       );
       return { approvalId: approval.approvalId, outcome: outcome.then((o) => o.resolution) };
     },
@@ -124,6 +125,8 @@ export function makeMachineHandle(deps: {
     },
     phones: () => phones.list().map(toEntry),
     revokePhone: (id) => identity.revoke(id),
+    approvePhone: (id) => identity.approve(id),
+    forgetPhone: (id) => identity.forget(id),
     disposeSession(id) {
       const s = sessions.get(id);
       if (s === undefined) return { ok: false, code: 'no-session', message: `no session ${id}` };

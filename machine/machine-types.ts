@@ -125,6 +125,10 @@ export type MachineHandle = {
   phones(): PhoneEntry[];
   /** E6: the desk's `revoke-phone <phoneId>`: the phone is cut off, the others move rooms. */
   revokePhone(phoneId: string): LocalResult;
+  /** E9: the desk's `phones approve <phoneId>`. */
+  approvePhone(phoneId: string): LocalResult;
+  /** E9: the desk's `phones forget <phoneId>`. */
+  forgetPhone(phoneId: string): LocalResult;
   /** Waits for the relay's hello-ok (bounded). */
   connected(timeoutMs?: number): Promise<void>;
   on(events: MachineEvents): () => void;

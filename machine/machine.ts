@@ -5,6 +5,7 @@ import {
   encodeBoxKey,
   MAX_MACHINE_NAME_CHARS,
   STATUS_INTERVAL_MS,
+  toBase64Url,
   type MachineMessage,
   type RuleEntry,
 } from '../protocol/index.ts';
@@ -24,6 +25,7 @@ import { loadOrCreateBoxKey } from './box-key.ts';
 import { makePhoneActions } from './phone-actions.ts';
 import { makePhoneIdentity } from './phone-identity.ts';
 import { makePhones } from './phones.ts';
+import { makeIdentityGate } from './identity-gate.ts';
 import { makePresenceGate } from './presence-gate.ts';
 import { makeInbound } from './inbound.ts';
 import { makeMachineHandle } from './machine-handle.ts';
@@ -58,6 +60,8 @@ export type {
 
 /** On shutdown, how long running turns get to stop their tools and write their last state. */
 export const SHUTDOWN_GRACE_MS = 5000;
+/** E9: how often pending and revoked phones past their time are looked for. */
+export const PHONE_SWEEP_MS = 5 * 60_000;
 
 export async function createMachine(options: MachineOptions): Promise<MachineHandle> {
   const log = options.log ?? consoleLog;
@@ -127,6 +131,9 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const send = outbox.send;
 
   const phones = makePhones(store, () => timers.now());
+  // E9: `--re-pair` forgets every phone: each one pairs again, the first becomes the approved one.
+  if (options.rePair) phones.forgetAll();
+  const gate = makeIdentityGate({ phones, boxKeyPair, log });
   const presence = makePresenceGate({
     policy: options.requirePresence ?? 'none',
     phones,
@@ -220,6 +227,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     rulesChanged,
     decidedBy: (phoneId) => identity.by(phoneId),
     presence,
+    roomId: () => rooms.current().roomId,
     agents,
   };
   const turns = makeTurns(core);
@@ -265,6 +273,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     seen,
     identity,
     phones,
+    gate,
     sendSnapshotAndRemind,
   });
 
@@ -275,6 +284,16 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     actions,
     onRePair: (needed) => fire('rePairNeeded', needed),
   });
+
+  // E9: pending phones are forgotten after an hour, revoked ones after 30 days, by the clock.
+  let phoneSweepTimer: TimerHandle | null = null;
+  const armPhoneSweep = () => {
+    phoneSweepTimer = timers.setTimeout(() => {
+      identity.sweep();
+      armPhoneSweep();
+    }, PHONE_SWEEP_MS);
+  };
+  armPhoneSweep();
 
   let statusTimer: TimerHandle | null = null;
   const armStatus = () => {
@@ -318,6 +337,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     stateDir: options.stateDir,
     name,
     rePair: options.rePair ?? false,
+    boxKey: toBase64Url(boxKeyPair.publicKey),
     log,
     timers,
     store,
@@ -325,6 +345,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     ...(options.backoff ? { backoff: options.backoff } : {}),
     events,
     rotateFor: (phoneId, key) => identity.rotateFor(phoneId, key),
+    unseal: (m) => {
+      const u = gate.unseal(m);
+      return u.ok ? u.message : null;
+    },
     onMoved() {
       outbox.setPhoneOnline(false);
       fire('pairingChanged', rooms.current().pairing);
@@ -336,6 +360,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     if (closing) return;
     closing = true;
     if (statusTimer) timers.clearTimeout(statusTimer);
+    if (phoneSweepTimer) timers.clearTimeout(phoneSweepTimer);
     receipts.close();
     // Turns stop first (their asks close, their tools' process groups end) and write their
     // last state; only then does the store close.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   ApprovalResolution,
+  ApprovalRisk,
   ApprovalRule,
   Editable,
   QuestionAnswer,
@@ -32,9 +33,11 @@ export type OpenApproval = {
   readonly editable?: Editable;
   /** E7: an allow needs verified presence (set by the machine's policy, never by the offer). */
   readonly presence?: true;
+  /** E11: why the machine classes it as risky; set exactly when no rule is offered. */
+  readonly risk?: ApprovalRisk;
 };
-/** E2/E3: what the machine offers with an approval (approval-offer.ts). */
-export type ApprovalExtras = Pick<OpenApproval, 'tool' | 'rule' | 'editable'>;
+/** E2/E3/E11: what the machine offers with an approval (approval-offer.ts). */
+export type ApprovalExtras = Pick<OpenApproval, 'tool' | 'rule' | 'editable' | 'risk'>;
 export type OpenQuestion = {
   readonly questionId: string;
   readonly sessionId: string;

@@ -16,6 +16,9 @@ import { runDispatch } from './dispatch.ts';
 import { makeApprovalActions } from './approval-actions.ts';
 import type { PhoneIdentity } from './phone-identity.ts';
 import type { Phones } from './phones.ts';
+import type { IdentityGate } from './identity-gate.ts';
+
+type Action = Exclude<PhoneMessage, { type: 'sessions.get' | 'phone.sealed' }>;
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -32,6 +35,8 @@ export type PhoneActionsDeps = {
   /** E6: phone.register / phone.revoke, and who a phoneId is. */
   identity: PhoneIdentity;
   phones: Phones;
+  /** E9: opens phone.sealed and proves its sender. */
+  gate: IdentityGate;
   /** session.snapshot, then re-remind every open approval and question (D8). */
   sendSnapshotAndRemind(): void;
 };
@@ -42,11 +47,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
   const cache = makeIdempotencyCache<MachineMessage[]>({ now });
 
   /** A refused action: a dispatch gets its dispatch.result (the phone waits for it), others an error. */
-  const refusal = (
-    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
-    text: string,
-    reason?: ReasonCode,
-  ): MachineMessage =>
+  const refusal = (m: Action, text: string, reason?: ReasonCode): MachineMessage =>
     m.type === 'dispatch.request'
       ? {
           v: 1,
@@ -79,15 +80,18 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
   // Synchronous where it can be: a decision's approval.closed / question.closed goes out before
   // the agent, woken by the decision, sends its next session.update.
   function act(
-    m: Exclude<PhoneMessage, { type: 'sessions.get' }>,
+    m: Action,
+    sender: string | undefined,
   ): MachineMessage[] | Promise<MachineMessage[]> {
     switch (m.type) {
       case 'phone.register':
-        return deps.identity.register(m);
+        return deps.identity.register(m, sender);
       case 'phone.revoke':
-        return deps.identity.revokeAction(m);
+        return deps.identity.revokeAction(m, sender);
+      case 'phone.approve':
+        return deps.identity.approveAction(m, sender);
       case 'approval.respond':
-        return approvals.respond(m);
+        return approvals.respond(m, sender);
       case 'rules.get':
         return [approvals.rulesMessage(m.requestId)];
       case 'rule.revoke':
@@ -200,17 +204,112 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
     }
   }
 
+  /** A refusal for any message, sessions.get (which has no requestId) included. */
+  const refuse = (
+    m: Exclude<PhoneMessage, { type: 'phone.sealed' }>,
+    text: string,
+    reason: ReasonCode,
+  ) =>
+    core.send(
+      m.type === 'sessions.get'
+        ? errorMsg(text, { context: m.type, reason })
+        : refusal(m, text, reason),
+    );
+
+  const invalid = (
+    type: string | undefined,
+    requestId: string | undefined,
+    message: string,
+    reason: ReasonCode | undefined,
+    approval?: { approvalId: string; sessionId: string },
+  ): void => {
+    if (type === 'dispatch.request' && requestId !== undefined) {
+      core.send({
+        v: 1,
+        type: 'dispatch.result',
+        ts: now(),
+        requestId,
+        ok: false,
+        error: message,
+        ...(reason ? { reason } : {}),
+      });
+    } else {
+      core.send(
+        errorMsg(message, {
+          ...(approval
+            ? { context: approval.approvalId, sessionId: approval.sessionId }
+            : type
+              ? { context: type }
+              : {}),
+          ...(reason ? { reason } : {}),
+        }),
+      );
+    }
+  };
+
+  /**
+   * E9: the message to act on and its proven sender, or null when it was refused (answered
+   * here). Before identity mode (no phone approved yet) a plain message is acted on as in E6.
+   */
+  function identify(
+    m: PhoneMessage,
+  ): { m: Exclude<PhoneMessage, { type: 'phone.sealed' }>; sender?: string } | null {
+    if (m.type !== 'phone.sealed') {
+      if (!deps.phones.identityMode()) return { m };
+      core.log(
+        'warn',
+        'identity-required',
+        `a plain ${m.type} refused: only sealed messages count`,
+      );
+      refuse(
+        m,
+        'this machine accepts only messages its phones seal (E9); pair again',
+        'identity-required',
+      );
+      return null;
+    }
+    const u = deps.gate.unseal(m);
+    if (u.ok)
+      return { m: u.message as Exclude<PhoneMessage, { type: 'phone.sealed' }>, sender: u.sender };
+    if (u.kind === 'inner') {
+      if (u.parsed.ignored) {
+        core.log('info', `ignored-${u.parsed.code}`, `ignored a sealed ${u.parsed.type ?? '?'}`);
+      } else {
+        invalid(u.parsed.type, u.parsed.requestId, u.parsed.message, u.parsed.reason);
+      }
+      return null;
+    }
+    invalid(u.type, u.requestId, u.message, 'identity-required');
+    return null;
+  }
+
   return {
-    async handle(m: PhoneMessage): Promise<void> {
+    async handle(incoming: PhoneMessage): Promise<void> {
+      const who = identify(incoming);
+      if (who === null) return;
+      const { m, sender } = who;
       // E6: an action claiming a revoked phone is refused (its own phone.register says so too).
-      // phone.revoke's phoneId names the phone to revoke, not the sender.
-      const sender = m.type === 'phone.revoke' ? undefined : m.phoneId;
-      const claimed = sender === undefined ? undefined : deps.phones.get(sender);
+      // phone.revoke's and phone.approve's phoneId name the target, not the sender.
+      const claimedId =
+        sender ?? (m.type === 'phone.revoke' || m.type === 'phone.approve' ? undefined : m.phoneId);
+      const claimed = claimedId === undefined ? undefined : deps.phones.get(claimedId);
       if (claimed?.revoked && m.type !== 'phone.register') {
         core.log('warn', 'revoked-phone-action', `${m.type} from a revoked phone refused`);
-        if (m.type !== 'sessions.get') {
-          core.send(refusal(m, 'this phone was removed from the machine', 'phone-revoked'));
-        }
+        refuse(m, 'this phone was removed from the machine', 'phone-revoked');
+        // E9: a proven revoked phone gets the proof it may delete its pairing with.
+        if (sender !== undefined) core.send(deps.identity.removed(claimed));
+        return;
+      }
+      // E9: a pending phone registers (and waits); it acts on nothing until it is approved.
+      const pending =
+        claimed?.state === 'pending' || (sender === undefined && m.type === 'phone.approve');
+      if (sender !== undefined && pending && m.type !== 'phone.register') {
+        core.log('warn', 'pending-phone-action', `${m.type} from a pending phone refused`);
+        refuse(m, 'this phone waits for the owner to approve it', 'phone-pending');
+        return;
+      }
+      if (sender === undefined && m.type === 'phone.approve') {
+        refuse(m, 'only an approved phone may approve another (E9)', 'identity-required');
         return;
       }
       if (claimed !== undefined) deps.phones.seen(claimed.phoneId);
@@ -261,7 +360,7 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       }
       // Remember before acting (in the store too), so neither a duplicate arriving mid-dispatch
       // nor a replay after a restart runs it twice. What cannot be remembered is not run.
-      const recorded = deps.seen.remember(m.requestId, m.type, sender);
+      const recorded = deps.seen.remember(m.requestId, m.type, claimedId);
       if (recorded !== 'recorded') {
         core.send(
           refusal(
@@ -275,42 +374,13 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       }
       const results: MachineMessage[] = [];
       cache.remember(m.requestId, results);
-      const out = act(m);
+      const out = act(m, sender);
       for (const r of out instanceof Promise ? await out : out) {
         results.push(r);
         core.send(r);
       }
     },
     /** A phone message that failed validation but named its request: answer it visibly. */
-    invalid(
-      type: string | undefined,
-      requestId: string | undefined,
-      message: string,
-      reason: ReasonCode | undefined,
-      approval?: { approvalId: string; sessionId: string },
-    ): void {
-      if (type === 'dispatch.request' && requestId !== undefined) {
-        core.send({
-          v: 1,
-          type: 'dispatch.result',
-          ts: now(),
-          requestId,
-          ok: false,
-          error: message,
-          ...(reason ? { reason } : {}),
-        });
-      } else {
-        core.send(
-          errorMsg(message, {
-            ...(approval
-              ? { context: approval.approvalId, sessionId: approval.sessionId }
-              : type
-                ? { context: type }
-                : {}),
-            ...(reason ? { reason } : {}),
-          }),
-        );
-      }
-    },
+    invalid,
   };
 }

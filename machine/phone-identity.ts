@@ -1,22 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import {
   decodeBoxKey,
+  phoneAuthorityChallengeText,
+  sealPhoneRemoved,
   sealRoomRotate,
   toBase64Url,
   type BoxKeyPair,
   type DecidedBy,
   type MachineMessage,
+  type PhoneApprove,
   type PhoneRegister,
   type PhoneRevoke,
+  type ReasonCode,
 } from '../protocol/index.ts';
 import type { Core } from './core.ts';
 import type { LocalResult } from './machine-types.ts';
-import { toEntry, type Phones } from './phones.ts';
+import { fingerprintOf, toEntry, type Phones, type StoredPhone } from './phones.ts';
 import type { Rooms } from './rooms.ts';
 
-// E6 on the machine: `phone.register`, `phone.revoke` (from a phone or the desk), the `phones`
-// list and the rotation a revoke starts. phone-actions.ts runs the checks every action shares (D11
-// clock, idempotency) before `register` and `revokeAction`.
+// E6 + E9 on the machine: `phone.register`, `phone.approve`, `phone.revoke` (from a phone or the
+// desk), the `phones` list, the rotation a revoke starts and the `phone.removed` proof the
+// revoked phone gets. phone-actions.ts runs the checks every action shares (identity, D11 clock,
+// idempotency) first; `sender` is the phone a `phone.sealed` proved (E9), absent for a plain
+// message (accepted only before identity mode).
 
 export type PhoneIdentity = ReturnType<typeof makePhoneIdentity>;
 
@@ -50,17 +56,27 @@ export function makePhoneIdentity(deps: {
     ),
   });
 
-  const error = (message: string, reason?: 'phone-revoked' | 'presence-invalid') =>
-    ({
-      v: 1,
-      type: 'error',
-      ts: now(),
-      message,
-      context: 'phone.register',
-      ...(reason ? { reason } : {}),
-    }) as const;
+  /** E9: the only message that lets a phone delete its pairing: boxed to it by our key. */
+  const removed = (p: StoredPhone): MachineMessage => ({
+    v: 1,
+    type: 'phone.removed',
+    ts: now(),
+    phoneId: p.phoneId,
+    box: sealPhoneRemoved(p.phoneId, decodeBoxKey(p.boxKey)!, deps.boxKeyPair.secretKey),
+  });
 
-  /** E6.3: record the revoke, tell the room, box S′ to every remaining phone, move. */
+  const error = (context: string, message: string, reason?: ReasonCode): MachineMessage => ({
+    v: 1,
+    type: 'error',
+    ts: now(),
+    message,
+    context,
+    ...(reason ? { reason } : {}),
+  });
+
+  const short = (id: string) => id.slice(0, 8);
+
+  /** E6.3: record the revoke, tell the room, box S′ to every approved phone, move. */
   function revoke(phoneId: string, via: 'phone' | 'desk', answer?: string): LocalResult {
     const target = phones.get(phoneId);
     if (target === undefined)
@@ -75,53 +91,147 @@ export function makePhoneIdentity(deps: {
       return { ok: false, code: 'no-phone', message: 'the machine could not record the revoke' };
     }
     core.log('warn', 'phone-revoked', `phone "${target.name}" revoked from the ${via}`);
-    // The revoked phone reads its own entry `revoked: true` here, in the room it still holds.
+    // The revoked phone reads its own entry `revoked: true` here, in the room it still holds,
+    // and the proof it may delete its pairing with (E9).
     core.send(phonesMessage(answer));
+    core.send(removed(target));
+    // E9: a pending phone (maybe the copied code's) is not handed the new secret.
     for (const p of phones.remaining()) core.send(roomRotate(p.phoneId, p.boxKey, nextText));
     deps.rooms().moveTo(next);
     return { ok: true };
   }
 
+  /** E9: presence over "<action> <target>" when the policy asks for it, from the sender's credential. */
+  function authority(
+    m: PhoneApprove | PhoneRevoke,
+    sender: string | undefined,
+  ): MachineMessage | null {
+    if (sender === undefined || !core.presence.authorityNeedsPresence()) return null;
+    const text = phoneAuthorityChallengeText({
+      roomId: core.roomId(),
+      action: m.type,
+      target: m.phoneId,
+      requestId: m.requestId,
+      ts: m.ts,
+    });
+    const refused = core.presence.check(m.presence, text, sender);
+    return refused === null ? null : error(m.type, refused.message, refused.reason);
+  }
+
   return {
     phonesMessage,
-    /** E6.4: a late phone's `room.rotate` with the current secret, or why it gets none. */
+    /** E9: the proof for a revoked phone that shows itself (sealed) again. */
+    removed,
+    /** E6.4: a late phone's `room.rotate` with the current secret (E9: or its removal proof). */
     rotateFor(phoneId: string, boxKey: string): MachineMessage | string {
       const p = phones.get(phoneId);
       if (p === undefined) return 'not a registered phone';
-      if (p.revoked) return 'a revoked phone';
       if (p.boxKey !== boxKey) return 'another box key';
+      if (p.revoked) return removed(p);
+      if (p.state !== 'approved') return 'a pending phone';
       return roomRotate(p.phoneId, p.boxKey, toBase64Url(deps.rooms().current().secret));
     },
-    register(m: PhoneRegister): MachineMessage[] {
-      const r = phones.register(m);
+    register(m: PhoneRegister, sender: string | undefined): MachineMessage[] {
+      phones.sweep();
+      // E9: once a phone is approved, a phone proves who it is (a plain register could name the
+      // owner's phone id, or be the copied code's).
+      if (sender === undefined && phones.identityMode()) {
+        core.log('warn', 'phone-register-identity-required', 'a plain phone.register refused');
+        return [
+          error(
+            'phone.register',
+            'this machine accepts only sealed messages from its phones (E9)',
+            'identity-required',
+          ),
+        ];
+      }
+      const pending = phones.identityMode() && phones.get(m.phoneId) === undefined;
+      const r = phones.register(m, { pending });
       if (!r.ok) {
         core.log('warn', `phone-register-${r.code}`, r.message);
-        return [error(r.message, r.reason as 'phone-revoked' | 'presence-invalid' | undefined)];
+        const p = phones.get(m.phoneId);
+        // Only a proven revoked phone gets its proof; everyone else just the refusal.
+        const proof = p?.revoked && sender === p.phoneId ? [removed(p)] : [];
+        return [error('phone.register', r.message, r.reason), ...proof];
       }
-      if (r.created) core.log('info', 'phone-registered', `new phone "${m.name}"`);
+      const fp = fingerprintOf(m.boxKey);
+      if (r.created && r.pending) {
+        core.log(
+          'warn',
+          'phone-pending',
+          `New phone "${m.name}" ${fp} asks to join — phones approve ${short(m.phoneId)}`,
+        );
+      } else if (r.created) {
+        core.log('info', 'phone-registered', `new phone "${m.name}" ${fp} (approved)`);
+      }
+      const answer = phonesMessage(m.requestId);
+      return [answer];
+    },
+    /** E9: an approved phone lets a pending one in (presence under `risky`/`all`). */
+    approveAction(m: PhoneApprove, sender: string | undefined): MachineMessage[] {
+      phones.sweep();
+      const target = phones.get(m.phoneId);
+      if (target === undefined || target.state !== 'pending') {
+        return [error('phone.approve', 'that phone does not wait for approval')];
+      }
+      const refused = authority(m, sender);
+      if (refused !== null) return [refused];
+      if (!phones.approve(m.phoneId)) {
+        return [error('phone.approve', 'the machine could not record the approval')];
+      }
+      core.log('warn', 'phone-approved', `phone "${target.name}" approved from a phone`);
       return [phonesMessage(m.requestId)];
     },
     /** A phone's `phone.revoke`: the answer goes out in the current room, then the move. */
-    revokeAction(m: PhoneRevoke): MachineMessage[] {
+    revokeAction(m: PhoneRevoke, sender: string | undefined): MachineMessage[] {
       const target = phones.get(m.phoneId);
       if (target === undefined || target.revoked) {
         return [
-          {
-            v: 1,
-            type: 'error',
-            ts: now(),
-            message: target ? 'that phone is revoked already' : 'no such phone on this machine',
-            context: 'phone.revoke',
-            ...(target ? { reason: 'phone-revoked' as const } : {}),
-          },
+          error(
+            'phone.revoke',
+            target ? 'that phone is revoked already' : 'no such phone on this machine',
+            target ? 'phone-revoked' : undefined,
+          ),
         ];
       }
+      const refused = authority(m, sender);
+      if (refused !== null) return [refused];
       const r = revoke(m.phoneId, 'phone', m.requestId);
-      return r.ok
-        ? []
-        : [{ v: 1, type: 'error', ts: now(), message: r.message, context: 'phone.revoke' }];
+      return r.ok ? [] : [error('phone.revoke', r.message)];
     },
     revoke: (phoneId: string) => revoke(phoneId, 'desk'),
+    /** E9: the desk's `phones approve <id>`. */
+    approve(phoneId: string): LocalResult {
+      phones.sweep();
+      const p = phones.get(phoneId);
+      if (p === undefined || p.state !== 'pending' || !phones.approve(phoneId)) {
+        return { ok: false, code: 'no-phone', message: `phone ${short(phoneId)} does not wait` };
+      }
+      core.log('warn', 'phone-approved', `phone "${p.name}" approved at the desk`);
+      core.send(phonesMessage());
+      return { ok: true };
+    },
+    /** E9: the desk's `phones forget <id>`: a pending or revoked phone's record goes. */
+    forget(phoneId: string): LocalResult {
+      const p = phones.get(phoneId);
+      if (p === undefined) return { ok: false, code: 'no-phone', message: `no phone ${phoneId}` };
+      if (p.state === 'approved') {
+        return {
+          ok: false,
+          code: 'no-phone',
+          message: 'an approved phone is revoked first (revoke-phone), then forgotten',
+        };
+      }
+      if (!phones.forget(phoneId)) {
+        return { ok: false, code: 'no-phone', message: 'the machine could not forget the phone' };
+      }
+      core.send(phonesMessage());
+      return { ok: true };
+    },
+    /** E9: the clock's sweep; every phone hears the list when something was forgotten. */
+    sweep(): void {
+      if (phones.sweep() > 0) core.send(phonesMessage());
+    },
     /** E6.2: who decided, for `approval.closed.by` / `question.closed.by`. */
     by(phoneId: string | undefined): DecidedBy | undefined {
       const p = phoneId === undefined ? undefined : phones.get(phoneId);

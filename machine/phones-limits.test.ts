@@ -79,6 +79,7 @@ function retiredWorld() {
     log,
     openLink: link,
     rotateFor: (phoneId) => ({ v: 1, ts: timers.now(), type: 'room.rotate', phoneId, box: 'x' }),
+    unseal: () => null,
   });
   cleanup.push(() => void rooms.close());
   /** Retires a fresh room now, as a revoke does, and returns its secret and room id. */

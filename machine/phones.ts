@@ -1,5 +1,10 @@
 import {
+  boxKeyFingerprint,
+  decodeBoxKey,
+  MAX_PENDING_PHONES,
   MAX_PHONES,
+  PENDING_PHONE_KEEP_MS,
+  REVOKED_PHONE_KEEP_MS,
   type PhoneEntry,
   type PhoneRegister,
   type ReasonCode,
@@ -12,7 +17,10 @@ import type { Store } from './store.ts';
 // first registration and so is its WebAuthn credential (E7) once set: anyone holding the room
 // secret can send `phone.register` with any phoneId, and letting a later registration replace
 // either would hand that sender the next `room.rotate` or a credential it controls. A revoked
-// phone stays listed (revoked) and can never register again under its id.
+// phone stays listed (revoked) and can never register again under its id, until it is forgotten.
+// E9: a phone is `approved` or `pending`; the first phone of a machine is approved, any later one
+// waits for the owner. At most MAX_PENDING_PHONES wait at once, each for PENDING_PHONE_KEEP_MS;
+// a revoked phone is forgotten REVOKED_PHONE_KEEP_MS after its revoke (sweep(), by the clock).
 
 export const PHONE_REGISTER_ERRORS = {
   'phone-revoked': 'phone-revoked',
@@ -20,15 +28,17 @@ export const PHONE_REGISTER_ERRORS = {
   'credential-fixed': 'credential-fixed',
   'credential-taken': 'credential-taken',
   'too-many-phones': 'too-many-phones',
+  'too-many-pending': 'too-many-pending',
   'store-failed': 'store-failed',
 } as const;
 export type PhoneRegisterError = keyof typeof PHONE_REGISTER_ERRORS;
 
 export type RegisterResult =
-  | { ok: true; changed: boolean; created: boolean }
+  | { ok: true; changed: boolean; created: boolean; pending: boolean }
   | { ok: false; code: PhoneRegisterError; reason?: ReasonCode; message: string };
 
 export type StoredPhone = PhoneEntry & {
+  state: 'approved' | 'pending' | 'revoked';
   boxKey: string;
   credential?: WebAuthnCredential;
   signCount: number;
@@ -43,6 +53,7 @@ type Row = {
   revoked_at: number | null;
   credential: string | null;
   sign_count: number;
+  state: 'approved' | 'pending';
 };
 
 /** A phone action's lastSeen is written at most this often (a store write per action is waste). */
@@ -55,6 +66,7 @@ const fromRow = (r: Row): StoredPhone => ({
   lastSeen: r.last_seen,
   revoked: r.revoked_at !== null,
   presence: r.credential !== null,
+  state: r.revoked_at !== null ? 'revoked' : r.state,
   boxKey: r.box_key,
   ...(r.credential !== null ? { credential: JSON.parse(r.credential) as WebAuthnCredential } : {}),
   signCount: r.sign_count,
@@ -67,7 +79,15 @@ export const toEntry = (p: StoredPhone): PhoneEntry => ({
   lastSeen: p.lastSeen,
   revoked: p.revoked,
   presence: p.presence,
+  state: p.state,
+  fingerprint: fingerprintOf(p.boxKey),
 });
+
+/** E9: the short fingerprint of a stored box key (what the desk prints and `phones` carries). */
+export function fingerprintOf(boxKey: string): string {
+  const key = decodeBoxKey(boxKey);
+  return key === null ? '????-????-????-????' : boxKeyFingerprint(key);
+}
 
 export type Phones = ReturnType<typeof makePhones>;
 
@@ -78,9 +98,23 @@ export function makePhones(store: Store, now: () => number) {
     get: statement<[string], Row>(db, 'SELECT * FROM phones WHERE phone_id = ?'),
     byCredential: statement<[string], Row>(db, 'SELECT * FROM phones WHERE credential_id = ?'),
     count: statement<[], { n: number }>(db, 'SELECT COUNT(*) AS n FROM phones'),
+    countIn: statement<[string], { n: number }>(
+      db,
+      'SELECT COUNT(*) AS n FROM phones WHERE state = ? AND revoked_at IS NULL',
+    ),
     insert: db.prepare(
-      `INSERT INTO phones (phone_id, name, box_key, first_seen, last_seen, credential_id, credential)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO phones (phone_id, name, box_key, first_seen, last_seen, credential_id, credential,
+       state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    approve: db.prepare(
+      `UPDATE phones SET state = 'approved' WHERE phone_id = ? AND state = 'pending'
+       AND revoked_at IS NULL`,
+    ),
+    forget: db.prepare('DELETE FROM phones WHERE phone_id = ?'),
+    forgetAll: db.prepare('DELETE FROM phones'),
+    sweep: db.prepare(
+      `DELETE FROM phones WHERE (state = 'pending' AND revoked_at IS NULL AND first_seen <= ?)
+       OR (revoked_at IS NOT NULL AND revoked_at <= ?)`,
     ),
     update: db.prepare(
       `UPDATE phones SET name = ?, last_seen = ?, credential_id = ?, credential = ?
@@ -99,20 +133,60 @@ export function makePhones(store: Store, now: () => number) {
   const refuse = (code: PhoneRegisterError, message: string, reason?: ReasonCode) =>
     ({ ok: false, code, message, ...(reason ? { reason } : {}) }) as const;
 
+  const count = (state: 'approved' | 'pending') => q.countIn.get(state)!.n;
+
   return {
     get,
     list: (): StoredPhone[] => q.all.all().map(fromRow),
-    /** Registered and not revoked: the phones a rotation boxes the new secret to. */
+    /** E9: approved and not revoked — the phones a rotation boxes the new secret to. */
     remaining: (): StoredPhone[] =>
       q.all
         .all()
         .map(fromRow)
-        .filter((p) => !p.revoked),
+        .filter((p) => p.state === 'approved'),
+    /** E9: identity mode — some phone is approved; from then on only sealed messages count. */
+    identityMode: (): boolean => count('approved') > 0,
+    /** E9: let a pending phone in; false when it was not pending. */
+    approve(phoneId: string): boolean {
+      let changed = 0;
+      const ok = store.write(
+        'approve a phone',
+        () => {
+          changed = q.approve.run(phoneId).changes;
+        },
+        { durable: true },
+      );
+      return ok && changed > 0;
+    },
+    /** E9: drop a phone's record (the desk's `phones forget`); false when there was none. */
+    forget(phoneId: string): boolean {
+      let changed = 0;
+      const ok = store.write('forget a phone', () => {
+        changed = q.forget.run(phoneId).changes;
+      });
+      return ok && changed > 0;
+    },
+    /** E9: `--re-pair` — every phone pairs again. */
+    forgetAll(): void {
+      store.write('forget every phone', () => q.forgetAll.run(), { durable: true });
+    },
+    /** E9: forget pending phones older than an hour and revoked ones older than 30 days. */
+    sweep(): number {
+      let changed = 0;
+      const t = now();
+      store.write('forget old phones', () => {
+        changed = q.sweep.run(t - PENDING_PHONE_KEEP_MS, t - REVOKED_PHONE_KEEP_MS).changes;
+      });
+      return changed;
+    },
     byCredential(credentialId: string): StoredPhone | undefined {
       const r = q.byCredential.get(credentialId);
       return r === undefined ? undefined : fromRow(r);
     },
-    register(m: PhoneRegister): RegisterResult {
+    /**
+     * `pending` (E9): a new phone waits for the owner (identity mode); ignored for a known one.
+     */
+    register(m: PhoneRegister, o: { pending: boolean } = { pending: false }): RegisterResult {
       const t = now();
       const old = get(m.phoneId);
       const cred = m.webauthn;
@@ -147,6 +221,14 @@ export function makePhones(store: Store, now: () => number) {
       if (old === undefined && q.count.get()!.n >= MAX_PHONES) {
         return refuse('too-many-phones', `a machine keeps at most ${MAX_PHONES} phones`);
       }
+      if (old === undefined && o.pending && count('pending') >= MAX_PENDING_PHONES) {
+        return refuse(
+          'too-many-pending',
+          `${MAX_PENDING_PHONES} phones wait for the owner already; approve or forget one first`,
+          'phone-pending',
+        );
+      }
+      const state = old?.state ?? (o.pending ? 'pending' : 'approved');
       const credential = cred ?? old?.credential;
       const credText = credential === undefined ? null : JSON.stringify(credential);
       const credId = credential?.credentialId ?? null;
@@ -156,7 +238,7 @@ export function makePhones(store: Store, now: () => number) {
         'register a phone',
         () => {
           if (old === undefined) {
-            q.insert.run(m.phoneId, m.name, m.boxKey, t, t, credId, credText);
+            q.insert.run(m.phoneId, m.name, m.boxKey, t, t, credId, credText, state);
           } else {
             q.update.run(m.name, t, credId, credText, m.phoneId);
           }
@@ -164,7 +246,7 @@ export function makePhones(store: Store, now: () => number) {
         { durable: true },
       );
       if (!written) return refuse('store-failed', 'the machine could not record the phone');
-      return { ok: true, changed, created: old === undefined };
+      return { ok: true, changed, created: old === undefined, pending: state === 'pending' };
     },
     /** lastSeen for an action of a registered phone, written at most once a minute. */
     seen(phoneId: string): void {

@@ -4,20 +4,42 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  approvalContentHash,
   decisionChallengeText,
   dispatchChallengeText,
+  dispatchContentHash,
+  type PhoneMessage,
   encodeBoxKey,
   makeBoxKeyPair,
   type ApprovalRespond,
   type PresenceAssertion,
 } from '../protocol/index.ts';
 import type { PresencePolicy } from './presence-gate.ts';
-import { setupActions } from './test-support/actions.ts';
-import { makeSoftAuthenticator, type SoftAuthenticator } from './test-support/webauthn.ts';
+import { setupActions, TEST_ROOM_ID } from './test-support/actions.ts';
+import { makeSoftAuthenticator, type SoftAuthenticator } from '../testkit/webauthn.ts';
 
 // E7 through the machine's action layer (the D11 clock, the replay store and the approvals all
 // real), with a software authenticator holding a real key pair. The app's side of the same
 // rules runs in Chromium with its virtual authenticator.
+
+/** E9: the challenge of a decision on an approval open in `s` (its content as the machine holds it). */
+function decisionText(
+  s: { pending: { approval(id: string): Parameters<typeof approvalContentHash>[0] | undefined } },
+  approvalId: string,
+  decision: 'allow' | 'deny',
+  requestId: string,
+  ts: number,
+): string {
+  const open = s.pending.approval(approvalId) ?? { title: '', detail: '' };
+  return decisionChallengeText({
+    roomId: TEST_ROOM_ID,
+    approvalId,
+    decision,
+    requestId,
+    ts,
+    content: approvalContentHash(open),
+  })!;
+}
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -33,14 +55,18 @@ async function world(policy: PresencePolicy, o: { roots?: string[] } = {}) {
   cleanups.push(s.cleanup);
   const auth = makeSoftAuthenticator();
   const phoneId = randomUUID();
-  await s.actions.handle({
+  const keys = makeBoxKeyPair();
+  // E9: the first phone is approved; from then on it seals what it sends.
+  const sealed = s.sealAs(phoneId, keys);
+  const actions = { handle: (m: PhoneMessage) => s.actions.handle(sealed(m)) };
+  await actions.handle({
     v: 1,
     type: 'phone.register',
     ts: s.timers.now(),
     requestId: randomUUID(),
     phoneId,
     name: 'Pixel',
-    boxKey: encodeBoxKey(makeBoxKeyPair().publicKey),
+    boxKey: encodeBoxKey(keys.publicKey),
     webauthn: auth.credential,
   });
   expect(s.sent.at(-1)).toMatchObject({ type: 'phones', phones: [{ presence: true }] });
@@ -52,7 +78,7 @@ async function world(policy: PresencePolicy, o: { roots?: string[] } = {}) {
   ): ApprovalRespond => {
     const requestId = o.requestId ?? randomUUID();
     const ts = s.timers.now();
-    const text = decisionChallengeText(approvalId, decision, requestId, ts)!;
+    const text = decisionText(s, approvalId, decision, requestId, ts);
     const presence = o.presence === undefined ? (o.signer ?? auth).assert(text) : o.presence;
     return {
       v: 1,
@@ -67,7 +93,7 @@ async function world(policy: PresencePolicy, o: { roots?: string[] } = {}) {
   };
   const risky = () =>
     s.pending.openApproval('s', 'Run', 'curl x | sh', { tool: 'run' }).approval.approvalId;
-  return { ...s, auth, phoneId, respond, risky };
+  return { ...s, actions, auth, phoneId, respond, risky };
 }
 
 const last = (sent: unknown[]) => sent.at(-1) as Record<string, unknown>;
@@ -122,7 +148,7 @@ describe('E7: verified presence on the reference machine', () => {
     const w = await world('risky');
     const id = w.risky();
     const requestId = randomUUID();
-    const text = decisionChallengeText(id, 'allow', requestId, w.timers.now())!;
+    const text = decisionText(w, id, 'allow', requestId, w.timers.now());
     await w.actions.handle(
       w.respond(id, 'allow', { requestId, presence: w.auth.assert(text, { uv: false }) }),
     );
@@ -152,7 +178,7 @@ describe('E7: verified presence on the reference machine', () => {
     const copy = makeSoftAuthenticator();
     // Claims the registered credential id, signs with its own key.
     const requestId = randomUUID();
-    const text = decisionChallengeText(id, 'allow', requestId, w.timers.now())!;
+    const text = decisionText(w, id, 'allow', requestId, w.timers.now());
     const forged = { ...copy.assert(text), credentialId: w.auth.credential.credentialId };
     await w.actions.handle(w.respond(id, 'allow', { requestId, presence: forged }));
     expect(last(w.sent)).toMatchObject({ type: 'error', reason: 'presence-invalid' });
@@ -162,14 +188,16 @@ describe('E7: verified presence on the reference machine', () => {
     expect(w.pending.approval(id)).toBeDefined();
   });
 
-  it("E7.3: a revoked phone's credential is refused with phone-revoked", async () => {
+  it("E7.3/E9: a revoked phone's credential is refused with phone-revoked, and the proven phone gets its phone.removed", async () => {
     const w = await world('risky');
     const id = w.risky();
     expect(w.phones.revoke(w.phoneId)).toBe(true);
-    // Sent without the phoneId claim, so only the credential says whose it is.
-    const { phoneId: _claim, ...unclaimed } = w.respond(id, 'allow');
-    await w.actions.handle(unclaimed);
-    expect(last(w.sent)).toMatchObject({ type: 'error', reason: 'phone-revoked' });
+    const from = w.sent.length;
+    await w.actions.handle(w.respond(id, 'allow'));
+    expect(w.sent.slice(from)).toMatchObject([
+      { type: 'error', reason: 'phone-revoked' },
+      { type: 'phone.removed', phoneId: w.phoneId },
+    ]);
     expect(w.pending.approval(id)).toBeDefined();
   });
 
@@ -189,7 +217,23 @@ describe('E7: verified presence on the reference machine', () => {
         cwd: root,
         worktree: false,
         access,
-        ...(presence ? { presence: w.auth.assert(dispatchChallengeText(requestId, ts)!) } : {}),
+        ...(presence
+          ? {
+              presence: w.auth.assert(
+                dispatchChallengeText({
+                  roomId: TEST_ROOM_ID,
+                  requestId,
+                  ts,
+                  content: dispatchContentHash({
+                    prompt: 'reply: hi',
+                    cwd: root,
+                    worktree: false,
+                    access,
+                  }),
+                })!,
+              ),
+            }
+          : {}),
       });
     };
     await dispatch('full', false);

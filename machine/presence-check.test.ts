@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { decisionChallengeText, WEBAUTHN_ALGS, type WebAuthnAlg } from '../protocol/index.ts';
+import {
+  approvalContentHash,
+  decisionChallengeText,
+  WEBAUTHN_ALGS,
+  type WebAuthnAlg,
+} from '../protocol/index.ts';
 import { readFileSync } from 'node:fs';
 import { challengeFor, checkAssertion } from './presence-check.ts';
-import { keyPairFor, makeSoftAuthenticator } from './test-support/webauthn.ts';
+import { keyPairFor, makeSoftAuthenticator } from '../testkit/webauthn.ts';
 
 // E7.3 with real key pairs made in the test and assertions built byte for byte.
 
-const text = decisionChallengeText('a-1', 'allow', 'r-1', 1767225600000)!;
+const challenge = (decision: 'allow' | 'deny', requestId: string) =>
+  decisionChallengeText({
+    roomId: 'room-1',
+    approvalId: 'a-1',
+    decision,
+    requestId,
+    ts: 1767225600000,
+    content: approvalContentHash({ title: 'Run', detail: 'ls' }),
+  })!;
+const text = challenge('allow', 'r-1');
 
 describe('E7.3: checkAssertion (node:crypto)', () => {
   it.each(Object.entries(WEBAUTHN_ALGS))(
@@ -41,24 +55,12 @@ describe('E7.3: checkAssertion (node:crypto)', () => {
     ],
     [
       'a challenge for another decision (deny signed, allow sent)',
-      () =>
-        checkAssertion(
-          auth.assert(decisionChallengeText('a-1', 'deny', 'r-1', 1767225600000)!),
-          text,
-          auth.credential,
-          0,
-        ),
+      () => checkAssertion(auth.assert(challenge('deny', 'r-1')), text, auth.credential, 0),
       'wrong-challenge',
     ],
     [
       'the same bytes under a new requestId',
-      () =>
-        checkAssertion(
-          auth.assert(text),
-          decisionChallengeText('a-1', 'allow', 'r-2', 1767225600000)!,
-          auth.credential,
-          0,
-        ),
+      () => checkAssertion(auth.assert(text), challenge('allow', 'r-2'), auth.credential, 0),
       'wrong-challenge',
     ],
     [

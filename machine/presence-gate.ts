@@ -1,4 +1,4 @@
-import type { PresenceAssertion, PresenceRequirement } from '../protocol/index.ts';
+import type { ApprovalRisk, PresenceAssertion, PresenceRequirement } from '../protocol/index.ts';
 import type { Log } from './log.ts';
 import type { ApprovalExtras } from './pending.ts';
 import { checkAssertion } from './presence-check.ts';
@@ -24,14 +24,31 @@ export function makePresenceGate(o: { policy: PresencePolicy; phones: Phones; lo
     /** What `capabilities.presence` announces (absent under `none`). */
     requirement,
     /**
-     * E7.1: under `risky`, what the machine classes as risky — a request it offers no rule for
-     * (approval-offer.ts: full access, writes outside the folder, commands that are not simple…);
-     * under `all`, every approval.
+     * E7.1: under `risky`, what the machine classes as risky — a request it offers no rule for,
+     * which carries its E11 `risk` (approval-offer.ts: full access, writes outside the folder,
+     * commands that are not simple…); under `all`, every approval.
      */
     approvalNeedsPresence: (extras: ApprovalExtras): boolean =>
-      o.policy === 'all' || (o.policy === 'risky' && extras.rule === undefined),
-    /** Null when the assertion verifies for this challenge text (the counter is then kept). */
-    check(assertion: PresenceAssertion | undefined, text: string | null): PresenceRefusal | null {
+      o.policy === 'all' ||
+      (o.policy === 'risky' && (extras.risk !== undefined || extras.rule === undefined)),
+    /**
+     * E3 + E7.1: an allow with an edit needs presence when the request did, and also, under
+     * `risky` and `all`, when the edited command is risky itself (`editedRisk`, classed again by
+     * approval-offer.ts): editing a harmless request into a risky one never skips presence.
+     */
+    allowNeedsPresence: (open: { presence?: true }, editedRisk: ApprovalRisk | null): boolean =>
+      open.presence === true || (o.policy !== 'none' && editedRisk !== null),
+    /** E9: `phone.approve` / `phone.revoke` from a phone need presence under `risky` and `all`. */
+    authorityNeedsPresence: (): boolean => o.policy !== 'none',
+    /**
+     * Null when the assertion verifies for this challenge text (the counter is then kept). E9:
+     * with `sender`, the credential must be that (proven) phone's own.
+     */
+    check(
+      assertion: PresenceAssertion | undefined,
+      text: string | null,
+      sender?: string,
+    ): PresenceRefusal | null {
       if (assertion === undefined) {
         return { reason: 'presence-required', message: 'this decision needs verified presence' };
       }
@@ -48,6 +65,10 @@ export function makePresenceGate(o: { policy: PresencePolicy; phones: Phones; lo
         o.log('warn', 'presence-revoked', `a credential of revoked phone "${phone.name}"`);
         return { reason: 'phone-revoked', message: 'this phone was removed from the machine' };
       }
+      if (sender !== undefined && phone.phoneId !== sender) {
+        return invalid("the credential is another phone's, not the sender's");
+      }
+      if (phone.state !== 'approved') return invalid('the credential is a pending phone’s');
       const r = checkAssertion(assertion, text, phone.credential, phone.signCount);
       if (!r.ok) return invalid(`${r.code}: ${r.message}`);
       // The counter must be kept before the decision counts, or a copy could be replayed.

@@ -4,6 +4,8 @@ import {
   parsePhoneMessage,
   roomKeys,
   type MachineMessage,
+  type PhoneMessage,
+  type PhoneSealed,
 } from '../protocol/index.ts';
 import { statement } from '../device/lane/sqlite.ts';
 import type { Log } from './log.ts';
@@ -37,6 +39,8 @@ export function makeRetiredRooms(o: {
   openLink(roomId: string, events: RelayLinkEvents): RelayLink;
   /** The `room.rotate` for a phone that has not moved yet, or why there is none. */
   rotateFor(phoneId: string, boxKey: string): MachineMessage | string;
+  /** E9: opens a sealed message (null when it proves nothing). */
+  unseal(m: PhoneSealed): PhoneMessage | null;
   keepMs?: number;
 }) {
   const keepMs = o.keepMs ?? RETIRED_ROOM_KEEP_MS;
@@ -76,10 +80,16 @@ export function makeRetiredRooms(o: {
         const opened = open(payload, key);
         if (!opened.ok) return ignore('a frame that did not open');
         const parsed = parsePhoneMessage(opened.value);
-        if (!parsed.ok || parsed.value.type !== 'phone.register') {
-          return ignore(parsed.ok ? parsed.value.type : 'an invalid message');
+        // E9: an app in identity mode seals its register; the box proves it is that phone.
+        const value = !parsed.ok
+          ? undefined
+          : parsed.value.type === 'phone.sealed'
+            ? (o.unseal(parsed.value) ?? undefined)
+            : parsed.value;
+        if (value === undefined || value.type !== 'phone.register') {
+          return ignore(value?.type ?? 'an invalid message');
         }
-        const reply = o.rotateFor(parsed.value.phoneId, parsed.value.boxKey);
+        const reply = o.rotateFor(value.phoneId, value.boxKey);
         if (typeof reply === 'string') return ignore(`phone.register (${reply})`);
         const frame = sealer.frame(reply);
         if (frame !== null) live.link.send(frame);

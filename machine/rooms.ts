@@ -6,6 +6,8 @@ import {
   toBase64Url,
   type BackoffProfile,
   type MachineMessage,
+  type PhoneMessage,
+  type PhoneSealed,
 } from '../protocol/index.ts';
 import type { Log } from './log.ts';
 import { makeFrameSealer, type FrameSealer } from './outbound.ts';
@@ -45,6 +47,8 @@ export function makeRooms(o: {
   stateDir: string;
   name: string;
   rePair: boolean;
+  /** E9: the machine's box public key (base64url), carried in every pairing code. */
+  boxKey: string;
   log: Log;
   timers: Timers;
   store: Store;
@@ -54,6 +58,8 @@ export function makeRooms(o: {
   events: RelayLinkEvents;
   /** E6.4: what a late phone in a retired room gets. */
   rotateFor(phoneId: string, boxKey: string): MachineMessage | string;
+  /** E9: a late phone's sealed register, opened (null when it proves nothing). */
+  unseal(m: PhoneSealed): PhoneMessage | null;
   /** After a move: the new room's pairing is current; nobody is known to be in it yet. */
   onMoved?(): void;
 }) {
@@ -72,6 +78,7 @@ export function makeRooms(o: {
     log: o.log,
     openLink,
     rotateFor: (id, key) => o.rotateFor(id, key),
+    unseal: (m) => o.unseal(m),
   });
 
   const loaded = loadOrCreateSecret(o.stateDir, o.rePair);
@@ -89,7 +96,13 @@ export function makeRooms(o: {
 
   function enter(s: Uint8Array, created: boolean): CurrentRoom {
     const { roomId, key } = roomKeys(s);
-    const code = encodePairing({ v: 1, relay: o.relay, secret: toBase64Url(s), machine: o.name });
+    const code = encodePairing({
+      v: 1,
+      relay: o.relay,
+      secret: toBase64Url(s),
+      machine: o.name,
+      boxKey: o.boxKey,
+    });
     const codeFile = writePairingCode(o.stateDir, code);
     return {
       secret: s,

@@ -48,6 +48,9 @@ const MIGRATIONS: readonly string[] = [
      secret TEXT PRIMARY KEY, next_secret TEXT NOT NULL, retired_at INTEGER NOT NULL)
      WITHOUT ROWID;
    ALTER TABLE seen_requests ADD COLUMN phone_id TEXT;`,
+  // E9: a phone is approved or pending (waits for the owner). Phones kept from before E9 were let
+  // in under E6 and stay approved.
+  `ALTER TABLE phones ADD COLUMN state TEXT NOT NULL DEFAULT 'approved';`,
   // E10: which agent runs a session, the model and usage it reported, and the agent's own session
   // id (Claude's session_id, Codex's thread id) a reply after a restart resumes.
   `ALTER TABLE sessions ADD COLUMN agent TEXT;

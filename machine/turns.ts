@@ -10,7 +10,7 @@ import { clampApprovalTitle, clampDetail, clampItems, clampSummary } from './out
 import type { Core } from './core.ts';
 import type { ApprovalOutcome } from './pending.ts';
 import { addStep, EMPTY_TRAIL, markLast } from './steps.ts';
-import { approvalOffer, type ApprovalOffer } from './approval-offer.ts';
+import { approvalOffer, editedRisk, type ApprovalOffer } from './approval-offer.ts';
 import { rootOf } from './cwd-guard.ts';
 import { reportingHost } from './tool-errors.ts';
 import type { SessionRecord } from './sessions.ts';
@@ -125,11 +125,12 @@ export function makeTurns(core: Core) {
           core.sessions.save(s);
         },
         approve: async (ask, cleared) => {
-          const offer = approvalOffer(ask, {
+          const context = {
             cwd: s.cwd,
             access: s.access,
             root: s.root ?? rootOf(s.cwd, core.roots),
-          });
+          };
+          const offer = approvalOffer(ask, context);
           const byRule = allowedByRule(s, offer);
           if (byRule !== null) return byRule;
           // E2: a full list (MAX_RULES, or one more would not fit a frame) offers no scopes.
@@ -149,10 +150,12 @@ export function makeTurns(core: Core) {
           cleared?.removeEventListener('abort', withdraw);
           if (s.turn === abort) setState(s, 'running');
           if (o.allowed && o.edited !== undefined) {
-            // E3: the transcript keeps both, so nobody wonders what actually ran.
+            // E3: the transcript keeps both, so nobody wonders what actually ran; E11: and says
+            // when the edit is risky although the request as asked was not.
+            const risk = approval.risk === undefined ? editedRisk(o.edited, context) : null;
             s.transcript.append(
               'assistant',
-              `Edited on the phone before it was allowed:\nasked: ${approval.editable?.value ?? ''}\nruns:  ${o.edited}`,
+              `Edited on the phone before it was allowed:\nasked: ${approval.editable?.value ?? ''}\nruns:  ${o.edited}${risk !== null ? `\n(the edit is risky: ${risk.reason})` : ''}`,
               core.timers.now(),
             );
           }

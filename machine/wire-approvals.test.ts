@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalScope, MachineMessage } from '../protocol/index.ts';
 import { runDeskLine } from './desk.ts';
+import { makeGitRepo } from './test-support/git-repo.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from './test-support/relay-suite.ts';
 import type { TestPhone } from './test-support/test-phone.ts';
 import { until } from '../testkit/until.ts';
@@ -73,28 +74,72 @@ describe('E2: remembered approvals', () => {
       rule: { key: 'write: src/**', scopes: ['session', 'always'] },
     });
     expect(write.editable).toBeUndefined();
+    expect(write.risk).toBeUndefined();
     await respond(phone, write);
     const run = await nextApproval(phone, phone.messages.indexOf(write) + 1);
     expect(run).toMatchObject({
       tool: 'run',
-      rule: { key: 'run: npm test', scopes: ['session'] },
+      rule: { key: 'run: npm test --silent', scopes: ['session'] },
       editable: { label: 'Command', value: 'npm test --silent' },
     });
+    expect(run.risk).toBeUndefined();
     await respond(phone, run, { decision: 'deny' });
     const rm = await nextApproval(phone, phone.messages.indexOf(run) + 1);
     expect(rm.tool).toBe('run');
     expect(rm.rule).toBeUndefined();
+    // E11: a request offered no rule says why.
+    expect(rm.risk).toEqual({ reason: 'recursive-delete' });
     await respond(phone, rm, { decision: 'deny' });
     const outside = await nextApproval(phone, phone.messages.indexOf(rm) + 1);
     expect(outside.tool).toBe('write');
     expect(outside.rule).toBeUndefined();
+    expect(outside.risk).toEqual({ reason: 'outside-folder' });
+  });
+
+  it('E2: a session rule for `git reset` does not allow `git reset --hard`: it is asked, under its own exact key, and a deny keeps the work', async () => {
+    const w = await suite.world();
+    makeGitRepo(w.root);
+    writeFileSync(path.join(w.root, 'README.md'), 'unsaved work\n');
+    const phone = await w.phone();
+    const from = phone.messages.length;
+    const r = await dispatch(phone, { prompt: 'run: git reset\nrun: git reset --hard' });
+    const reset = await nextApproval(phone, from);
+    expect(reset.rule).toEqual({ key: 'run: git reset', scopes: ['session'] });
+    expect(await respond(phone, reset, { scope: 'session' })).toMatchObject({
+      resolution: 'allow',
+    });
+    const hard = await nextApproval(phone, phone.messages.indexOf(reset) + 1);
+    expect(hard.rule).toEqual({ key: 'run: git reset --hard', scopes: ['session'] });
+    expect(await respond(phone, hard, { decision: 'deny' })).toMatchObject({ resolution: 'deny' });
+    await finalOf(phone, r.sessionId!);
+    expect(readFileSync(path.join(w.root, 'README.md'), 'utf8')).toBe('unsaved work\n');
+    expect(w.machine.rules().map((x) => x.key)).toEqual(['run: git reset']);
+  });
+
+  it('E2: a session rule for `find .` does not allow `find . -delete`: it is asked, with no rule and risk recursive-delete, and a deny deletes nothing', async () => {
+    const w = await suite.world();
+    writeFileSync(path.join(w.root, 'keep.txt'), 'keep\n');
+    const phone = await w.phone();
+    const from = phone.messages.length;
+    const r = await dispatch(phone, { prompt: 'run: find .\nrun: find . -delete' });
+    const find = await nextApproval(phone, from);
+    expect(find.rule).toEqual({ key: 'run: find *', scopes: ['session'] });
+    expect(await respond(phone, find, { scope: 'session' })).toMatchObject({ resolution: 'allow' });
+    const del = await nextApproval(phone, phone.messages.indexOf(find) + 1);
+    expect(del.rule).toBeUndefined();
+    expect(del.risk).toEqual({ reason: 'recursive-delete' });
+    expect(await respond(phone, del, { decision: 'deny' })).toMatchObject({ resolution: 'deny' });
+    await finalOf(phone, r.sessionId!);
+    expect(existsSync(path.join(w.root, 'keep.txt'))).toBe(true);
   });
 
   it('E2: allowed for the session, the next matching request runs without asking, and the transcript and steps say "allowed by rule"; another session still asks', async () => {
     const w = await suite.world();
     const phone = await w.phone();
     const from = phone.messages.length;
-    const r = await dispatch(phone, { prompt: 'run: mkdir -p first\nrun: mkdir -p second' });
+    const r = await dispatch(phone, {
+      prompt: 'run: mkdir -p first\nrun: rmdir first\nrun: mkdir -p first',
+    });
     const a = await nextApproval(phone, from);
     expect(await respond(phone, a, { scope: 'session' })).toMatchObject({
       type: 'approval.closed',
@@ -106,24 +151,30 @@ describe('E2: remembered approvals', () => {
       from,
     );
     expect(changed).toMatchObject({
-      rules: [{ key: 'run: mkdir -p', tool: 'run', scope: 'session', sessionId: r.sessionId }],
+      rules: [
+        { key: 'run: mkdir -p first', tool: 'run', scope: 'session', sessionId: r.sessionId },
+      ],
     });
+    // `rmdir first` is another command: asked, and allowed once.
+    const rmdir = await nextApproval(phone, phone.messages.indexOf(a) + 1);
+    expect(rmdir.rule?.key).toBe('run: rmdir first');
+    await respond(phone, rmdir);
     const final = await finalOf(phone, r.sessionId!);
     expect(final.ok).toBe(true);
-    expect(approvalsSince(phone, from)).toHaveLength(1);
-    expect(existsSync(path.join(w.root, 'second'))).toBe(true);
+    expect(approvalsSince(phone, from)).toHaveLength(2);
+    expect(existsSync(path.join(w.root, 'first'))).toBe(true);
     const texts = w.machine.transcript(r.sessionId!).map((e) => e.text);
-    expect(texts).toContain('Allowed by rule run: mkdir -p.');
+    expect(texts).toContain('Allowed by rule run: mkdir -p first.');
     const session = w.machine.sessions().find((s) => s.sessionId === r.sessionId)!;
     expect(session.steps).toEqual([
-      { tool: 'run' },
-      { tool: 'run (allowed by rule run: mkdir -p)' },
+      { tool: 'run', count: 2 },
+      { tool: 'run (allowed by rule run: mkdir -p first)' },
     ]);
     expect((await rulesOf(phone))[0]).toMatchObject({ uses: 1 });
 
     const other = phone.messages.length;
-    await dispatch(phone, { prompt: 'run: mkdir -p third' });
-    expect((await nextApproval(phone, other)).rule?.key).toBe('run: mkdir -p');
+    await dispatch(phone, { prompt: 'run: mkdir -p first' });
+    expect((await nextApproval(phone, other)).rule?.key).toBe('run: mkdir -p first');
   });
 
   it('E2: scope-not-offered for a scope the request did not offer and for any scope on a deny; the approval stays pending', async () => {
@@ -146,7 +197,7 @@ describe('E2: remembered approvals', () => {
     // A deny is never remembered: the same request asks again.
     expect(await respond(phone, a, { decision: 'deny' })).toMatchObject({ resolution: 'deny' });
     const again = await nextApproval(phone, phone.messages.indexOf(a) + 1);
-    expect(again.rule?.key).toBe('run: mkdir -p');
+    expect(again.rule?.key).toBe('run: mkdir -p y');
     expect(await rulesOf(phone)).toEqual([]);
   });
 
@@ -264,6 +315,46 @@ describe('E3: allow with changes', () => {
     const texts = w.machine.transcript(r.sessionId!).map((e) => e.text);
     expect(texts).toContain(
       'Edited on the phone before it was allowed:\nasked: touch original.txt\nruns:  touch edited.txt',
+    );
+  });
+
+  it('E3 + E11: an edit into a risky command needs presence under risky though the request did not', async () => {
+    const w = await suite.world({ requirePresence: 'risky' });
+    const phone = await w.phone();
+    const from = phone.messages.length;
+    const r = await dispatch(phone, { prompt: 'run: touch asked.txt' });
+    const a = await nextApproval(phone, from);
+    expect(a.presence).toBeUndefined();
+    expect(a.risk).toBeUndefined();
+    for (const edited of ['touch a.txt; touch b.txt', 'curl http://127.0.0.1:9/', 'find . -delete'])
+      expect(await respond(phone, a, { edited })).toMatchObject({
+        type: 'error',
+        reason: 'presence-required',
+        context: a.approvalId,
+      });
+    expect(w.machine.pendingApprovals().map((p) => p.approvalId)).toEqual([a.approvalId]);
+    // An edit that is still a plain command needs nothing more than the request did.
+    expect(await respond(phone, a, { edited: 'touch edited.txt' })).toMatchObject({
+      type: 'approval.closed',
+      edited: true,
+    });
+    await finalOf(phone, r.sessionId!);
+    expect(existsSync(path.join(w.root, 'edited.txt'))).toBe(true);
+    expect(existsSync(path.join(w.root, 'asked.txt'))).toBe(false);
+    expect(existsSync(path.join(w.root, 'b.txt'))).toBe(false);
+  });
+
+  it('E3 + E11: the transcript says when an allowed edit is risky although the request was not', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const from = phone.messages.length;
+    const r = await dispatch(phone, { prompt: 'run: touch asked.txt' });
+    const a = await nextApproval(phone, from);
+    await respond(phone, a, { edited: 'touch a.txt; touch b.txt' });
+    await finalOf(phone, r.sessionId!);
+    expect(existsSync(path.join(w.root, 'b.txt'))).toBe(true);
+    expect(w.machine.transcript(r.sessionId!).map((e) => e.text)).toContain(
+      'Edited on the phone before it was allowed:\nasked: touch asked.txt\nruns:  touch a.txt; touch b.txt\n(the edit is risky: not-simple)',
     );
   });
 

@@ -98,7 +98,8 @@ describe('E6: phones as identities (machine side)', () => {
     // Another key under the same id would get the next room.rotate: refused.
     const stolen = await a.register({ boxKey: encodeBoxKey(makeBoxKeyPair().publicKey) });
     expect(stolen).toMatchObject({ type: 'error', context: 'phone.register' });
-    expect(w.log.lines.map((l) => l.code)).toContain('phone-register-box-key-mismatch');
+    // E9: the box key is fixed at the first registration: another one proves nothing.
+    expect(w.log.lines.map((l) => l.code)).toContain('identity-refused');
     await w.restart();
     expect(w.machine.phones().map((p) => p.name)).toEqual(['My Pixel']);
     expect(w.machine.revokePhone(a.identity!.phoneId)).toEqual({ ok: true });
@@ -154,10 +155,14 @@ describe('E6: phones as identities (machine side)', () => {
     const oldCode = w.machine.pairing.code;
     const [idA, idB, idC] = [identity('A'), identity('B'), identity('C')];
     const a = await w.phone({ identity: idA });
+    await phonesWhere(a, (m) => m.phones.length === 1);
     const b = await w.phone({ identity: idB });
     const c = await w.phone({ identity: idC });
     await phonesWhere(a, (m) => m.phones.length === 3);
-    await phonesWhere(c, (m) => m.phones.length === 3);
+    // E9: A is the first phone (approved); B and C wait until A lets them in.
+    for (const id of [idB, idC])
+      a.send({ type: 'phone.approve', requestId: rid(), phoneId: id.phoneId });
+    await phonesWhere(c, (m) => m.phones.every((p) => p.state === 'approved'));
     a.subscribePush(suite.service().subscription('push-a'));
     b.subscribePush(suite.service().subscription('push-b'));
     c.subscribePush(suite.service().subscription('push-c'));
@@ -194,15 +199,17 @@ describe('E6: phones as identities (machine side)', () => {
     await moved(c2);
     expect(c2.roomId).toBe(w.machine.pairing.roomId);
     await phonesWhere(a, (m) => m.phones.length === 3);
-    // In the new room, an action or a register claiming B's id is refused (ids are claims).
+    // In the new room, an action or a register claiming B's id is refused: E9 proves the sender.
     const aFrom = a.messages.length;
     a.send({ type: 'rules.get', requestId: rid(), phoneId: idB.phoneId });
-    expect(await a.waitFor(is('error'), 8000, aFrom)).toMatchObject({ reason: 'phone-revoked' });
+    expect(await a.waitFor(is('error'), 8000, aFrom)).toMatchObject({
+      reason: 'identity-required',
+    });
     const claim = await a.register({
       phoneId: idB.phoneId,
       boxKey: encodeBoxKey(idB.boxKeyPair.publicKey),
     });
-    expect(claim).toMatchObject({ type: 'error', reason: 'phone-revoked' });
+    expect(claim).toMatchObject({ type: 'error', reason: 'identity-required' });
 
     // B in the old room: nothing it sends is acted on, nothing comes back.
     const pending = w.machine.raiseApproval({ title: 'Deploy', detail: 'make deploy' });
@@ -223,12 +230,14 @@ describe('E6: phones as identities (machine side)', () => {
       name: 'B',
       boxKey: encodeBoxKey(idB.boxKeyPair.publicKey),
     });
-    // None of that is answered. The barrier: C's late register in the same room, answered with
-    // C's room.rotate, which B hears after everything it sent.
+    // None of that is answered but B's register, with its removal proof (E9). The barrier: C's
+    // late register in the same room, answered with C's room.rotate, which B hears after
+    // everything it sent.
     const c3 = await w.phone({ identity: { ...idC }, pairingCode: oldCode });
     await b.waitFor((m) => m.type === 'room.rotate' && m.phoneId === idC.phoneId, 8000, bFrom);
     await c3.close();
-    expect(b.messages.slice(bFrom).map((m) => m.type)).toEqual(['room.rotate']);
+    expect(b.messages.slice(bFrom).map((m) => m.type)).toEqual(['phone.removed', 'room.rotate']);
+    expect(b.removals.length).toBeGreaterThanOrEqual(1);
     expect(w.machine.pendingApprovals().map((x) => x.approvalId)).toContain(pending.approvalId);
     expect(w.machine.sessions()).toHaveLength(sessionsBefore);
     expect(w.machine.phones().find((p) => p.phoneId === idA.phoneId)?.revoked).toBe(false);
@@ -248,6 +257,7 @@ describe('E6: phones as identities (machine side)', () => {
     const w = await suite.world();
     const oldCode = w.machine.pairing.code;
     const a = await w.phone({ identity: identity('A') });
+    await phonesWhere(a, (m) => m.phones.length === 1);
     const b = await w.phone({ identity: identity('B') });
     await phonesWhere(a, (m) => m.phones.length === 2);
     expect(w.machine.revokePhone(b.identity!.phoneId)).toEqual({ ok: true });
@@ -278,13 +288,17 @@ describe('E6: phones as identities (machine side)', () => {
   it('E6.5: (revoked at the desk) a revoke cut short after the store but before the secret file finishes at the next start, with the secret the phones were sent', async () => {
     const w = await suite.world();
     const a = await w.phone({ identity: identity('A') });
+    await phonesWhere(a, (m) => m.phones.length === 1);
     const b = await w.phone({ identity: identity('B') });
     await phonesWhere(a, (m) => m.phones.length === 2);
     const oldSecret = readFileSync(path.join(w.stateDir, SECRET_FILE), 'utf8');
     // The desk: revoke-phone takes a unique prefix and prints the new pairing code.
     const printed = runDeskLine(w.machine, `revoke-phone ${b.identity!.phoneId.slice(0, 8)}`);
     expect(printed[1]).toBe(`new pairing code: ${w.machine.pairing.code}`);
-    expect(runDeskLine(w.machine, 'phones').join('\n')).toMatch(/REVOKED {2}B /);
+    // E9: the desk shows each phone's state and key fingerprint.
+    expect(runDeskLine(w.machine, 'phones').join('\n')).toMatch(
+      /REVOKED {2}[0-9a-f]{4}(-[0-9a-f]{4}){3} {2}B /,
+    );
     await moved(a);
     const newRoom = w.machine.pairing.roomId;
     // As if the secret file had never been replaced.

@@ -12,6 +12,14 @@ export const isMember = <S extends Record<string, string>>(
 export const ROLES = { machine: 'machine', phone: 'phone' } as const;
 export type Role = Member<typeof ROLES>;
 
+/** E9: where a phone stands with a machine, as `phones` lists it. */
+export const PHONE_STATES = {
+  approved: 'approved',
+  pending: 'pending',
+  revoked: 'revoked',
+} as const;
+export type PhoneState = Member<typeof PHONE_STATES>;
+
 /** Inner message types the machine sends and the phone acts on (D12). */
 export const MACHINE_MESSAGE_TYPES = {
   'machine.status': 'machine.status',
@@ -31,6 +39,8 @@ export const MACHINE_MESSAGE_TYPES = {
   phones: 'phones',
   /** E6: the new pairing secret, boxed to one remaining phone after a revoke. */
   'room.rotate': 'room.rotate',
+  /** E9: proof, boxed by the machine key, that this phone was removed (it may delete S). */
+  'phone.removed': 'phone.removed',
 } as const;
 export type MachineMessageType = Member<typeof MACHINE_MESSAGE_TYPES>;
 
@@ -52,6 +62,10 @@ export const PHONE_MESSAGE_TYPES = {
   'phone.register': 'phone.register',
   /** E6 */
   'phone.revoke': 'phone.revoke',
+  /** E9: an approved phone lets a pending one in. */
+  'phone.approve': 'phone.approve',
+  /** E9: any phone message, proven to come from the phone that names itself. */
+  'phone.sealed': 'phone.sealed',
 } as const;
 export type PhoneMessageType = Member<typeof PHONE_MESSAGE_TYPES>;
 
@@ -95,6 +109,23 @@ export type ApprovalScope = Member<typeof APPROVAL_SCOPES>;
 /** E2: the scopes a machine can remember (and offer in `approval.request.rule.scopes`). */
 export const RULE_SCOPES = { session: 'session', always: 'always' } as const;
 export type RuleScope = Member<typeof RULE_SCOPES>;
+
+/**
+ * E11: why the machine classes an approval as risky (`approval.request.risk.reason`): no rule is
+ * offered for it, and under `--require-presence risky` its allow needs presence. The parser also
+ * reads codes it does not know (a newer machine's); the app shows those as "risky".
+ */
+export const RISK_REASONS = {
+  'recursive-delete': 'recursive-delete',
+  network: 'network',
+  'outside-folder': 'outside-folder',
+  'runs-another-program': 'runs-another-program',
+  'not-simple': 'not-simple',
+  'full-access': 'full-access',
+  'force-push': 'force-push',
+  other: 'other',
+} as const;
+export type RiskReason = Member<typeof RISK_REASONS>;
 
 /** E7: `capabilities.presence` — which approvals need verified presence. Absent = none. */
 export const PRESENCE_REQUIREMENTS = { risky: 'risky', all: 'all' } as const;
@@ -151,6 +182,10 @@ export const REASON_CODES = {
   'phone-revoked': 'phone-revoked',
   /** E4: `turn.final` of a turn stopped by `session.interrupt`. */
   interrupted: 'interrupted',
+  /** E9: the machine acts only on messages proven to come from an approved phone. */
+  'identity-required': 'identity-required',
+  /** E9: the phone waits for the owner to approve it (or too many phones wait already). */
+  'phone-pending': 'phone-pending',
   /** E10: `dispatch.request.agent` names an agent this machine does not offer. */
   'agent-unavailable': 'agent-unavailable',
 } as const;

@@ -1,7 +1,7 @@
 // Parsers for the pieces extensions E2–E7 add (types in extension-types.ts). Like
 // message-parts.ts they throw `Invalid` naming the field, never its value.
 import { fromBase64, fromBase64Url } from './bytes.ts';
-import { RULE_SCOPES, WEBAUTHN_ALGS, type WebAuthnAlg } from './closed-sets.ts';
+import { PHONE_STATES, RULE_SCOPES, WEBAUTHN_ALGS, type WebAuthnAlg } from './closed-sets.ts';
 import {
   Invalid,
   bool,
@@ -19,6 +19,7 @@ import {
   type Fields,
 } from './check.ts';
 import type {
+  ApprovalRisk,
   ApprovalRule,
   DecidedBy,
   Editable,
@@ -38,11 +39,14 @@ import {
   MAX_PATH_CHARS,
   MAX_PHONE_NAME_CHARS,
   MAX_PUBLIC_KEY_BYTES,
+  MAX_RISK_REASON_CHARS,
   MAX_RP_ID_CHARS,
   MAX_RULE_KEY_CHARS,
   MAX_SIGNATURE_BYTES,
   MAX_TOOL_CHARS,
 } from './limits.ts';
+
+const MAX_FINGERPRINT_CHARS = 64;
 import { isLoopbackHost } from './hosts.ts';
 
 /** Bytes carried as base64 text: standard padded (`url` false) or base64url unpadded. */
@@ -107,6 +111,21 @@ export function ruleEntry(v: unknown): RuleEntry {
     createdAt: int(o, 'createdAt'),
     uses: int(o, 'uses'),
   });
+}
+
+/** A code as every `reason` is spelled: lower-case words joined by `-`. */
+const RISK_CODE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * E11: `approval.request.risk`. A code this library does not know is read as sent (a newer
+ * machine's; the app shows it as "risky"); a malformed one makes the request invalid.
+ */
+export function approvalRisk(v: unknown): ApprovalRisk {
+  const o = obj(v, 'risk');
+  const reason = text(o, 'reason', { chars: MAX_RISK_REASON_CHARS });
+  if (!RISK_CODE.test(reason))
+    throw new Invalid('reason must be a code: lower-case words joined by -');
+  return { reason };
 }
 
 /** E3: the command (or other text) the phone may change. The value is never clamped. */
@@ -205,6 +224,10 @@ export function phoneEntry(v: unknown): PhoneEntry {
     lastSeen: int(o, 'lastSeen'),
     revoked: bool(o, 'revoked'),
     presence: bool(o, 'presence'),
+    ...(o.state === undefined ? {} : { state: oneOf(o, 'state', PHONE_STATES) }),
+    ...(o.fingerprint === undefined
+      ? {}
+      : { fingerprint: text(o, 'fingerprint', { chars: MAX_FINGERPRINT_CHARS }) }),
   };
 }
 

@@ -1,6 +1,6 @@
 // The pieces extensions E2–E7 add to the inner messages (docs/protocol.md, "Extensions"). Each is
 // optional on the wire: an older peer never sends it, and its absence means "not offered".
-import type { PresenceRequirement, RuleScope, WebAuthnAlg } from './closed-sets.ts';
+import type { PhoneState, PresenceRequirement, RuleScope, WebAuthnAlg } from './closed-sets.ts';
 
 /**
  * v1.2 + E2/E3/E4/E6/E7. Absent boolean capability = false (an older machine); `presence` absent
@@ -54,6 +54,12 @@ export type RuleEntry = {
 /** E3: the part of a request the phone may change before allowing, e.g. the command line. */
 export type Editable = { label: string; value: string };
 
+/**
+ * E11: why the machine classes this approval as risky. `reason` is a code: one of `RISK_REASONS`
+ * from this machine, any other well-formed code from a newer one (shown as "risky").
+ */
+export type ApprovalRisk = { reason: string };
+
 /** E7: a WebAuthn assertion, every field base64url as the browser gives it. */
 export type PresenceAssertion = {
   credentialId: string;
@@ -86,6 +92,10 @@ export type PhoneEntry = {
   revoked: boolean;
   /** E7: a WebAuthn credential is registered for this phone. */
   presence: boolean;
+  /** E9: approved, pending (waits for the owner) or revoked; absent = a machine without E9. */
+  state?: PhoneState;
+  /** E9: boxKeyFingerprint of the phone's box key, as the desk prints it. */
+  fingerprint?: string;
 };
 
 /** E6: which phone decided, on `approval.closed` / `question.closed`. */

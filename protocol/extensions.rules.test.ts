@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { REASON_CODES } from './closed-sets.ts';
+import { REASON_CODES, RISK_REASONS } from './closed-sets.ts';
 import {
   MAX_EDITABLE_BYTES,
   MAX_PHONE_NAME_CHARS,
   MAX_PHONES,
+  MAX_RISK_REASON_CHARS,
   MAX_RULE_KEY_CHARS,
   MAX_RULES,
   MAX_TOOL_CHARS,
@@ -181,6 +182,30 @@ describe('E3: allow with changes', () => {
     expectInvalid(machine('approval.closed', { edited: false }), 'edited');
     const { edited: _e, ...plain } = MACHINE_MESSAGES['approval.closed'];
     expect('edited' in value(parseMachineMessage(plain))).toBe(false);
+  });
+});
+
+describe('E11: cards that say why', () => {
+  it.each(Object.keys(RISK_REASONS))('E11: risk reason %s is read as sent', (reason) => {
+    const r = value(machine('approval.request', { risk: { reason } }));
+    expect(r.type === 'approval.request' && r.risk).toEqual({ reason });
+  });
+  it('E11: a request without risk (an older machine, or one it does not class as risky) parses without it', () => {
+    const { risk: _r, ...plain } = MACHINE_MESSAGES['approval.request'];
+    expect('risk' in value(parseMachineMessage(plain))).toBe(false);
+  });
+  it('E11: an unknown but well-formed code is read (a newer machine); the app shows it as risky', () => {
+    const r = value(machine('approval.request', { risk: { reason: 'deletes-the-cloud' } }));
+    expect(r.type === 'approval.request' && r.risk).toEqual({ reason: 'deletes-the-cloud' });
+  });
+  it('E11: a malformed risk makes the whole request invalid, never half-read', () => {
+    const long = 'a'.repeat(MAX_RISK_REASON_CHARS + 1);
+    expect(machine('approval.request', { risk: { reason: long.slice(1) } }).ok).toBe(true);
+    for (const reason of [long, '', 'Network', 'rm -rf', 'network\n', '-network', 3])
+      expectInvalid(machine('approval.request', { risk: { reason } }), 'reason');
+    expectInvalid(machine('approval.request', { risk: {} }), 'reason');
+    for (const risk of ['network', true, null])
+      expectInvalid(machine('approval.request', { risk }), 'risk');
   });
 });
 

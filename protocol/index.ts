@@ -19,4 +19,6 @@ export * from './socket-like.ts';
 export * from './timers.ts';
 export * from './rotate-box.ts';
 export * from './presence.ts';
+export * from './sha256.ts';
+export * from './identity.ts';
 export * from './approval-checks.ts';

@@ -48,6 +48,8 @@ export const MAX_AGENTS = 16;
 export const MAX_EDITABLE_BYTES = 4 * 1024;
 /** E3: `editable.label`, shown above the edit field. */
 export const MAX_EDITABLE_LABEL_CHARS = 80;
+/** E11: `approval.request.risk.reason`, a code (like every `reason`); never clamped. */
+export const MAX_RISK_REASON_CHARS = 64;
 /** E5: the compact push's `what`. */
 export const MAX_PUSH_WHAT_CHARS = 160;
 /** E6: a phone's readable name ("Pixel 8 · Chrome"), like a machine name. */
@@ -85,3 +87,9 @@ export const PHONE_HELLO_PROBE_MS = 25_000;
 export const PHONE_HELLO_TIMEOUT_MS = 10_000;
 export const STATUS_INTERVAL_MS = 60_000;
 export const ACTIVITY_COALESCE_MS = 800;
+/** E9: at most this many phones wait for the owner's approval at once … */
+export const MAX_PENDING_PHONES = 4;
+/** E9: … and each is forgotten this long after it asked. */
+export const PENDING_PHONE_KEEP_MS = 60 * 60_000;
+/** E9: a revoked phone is forgotten this long after its revoke. */
+export const REVOKED_PHONE_KEEP_MS = 30 * 24 * 60 * 60_000;

@@ -2,6 +2,7 @@
 // extensions E1–E7).
 import { APPROVAL_RESOLUTIONS, QUESTION_RESOLUTIONS } from './closed-sets.ts';
 import {
+  approvalRisk,
   approvalRule,
   base64Field,
   boxKey,
@@ -97,6 +98,7 @@ export const MACHINE_PARSERS: {
       rule: o.rule === undefined ? undefined : approvalRule(o.rule),
       editable: o.editable === undefined ? undefined : editable(o.editable),
       presence: optTrue(o, 'presence'),
+      risk: o.risk === undefined ? undefined : approvalRisk(o.risk),
     }),
   'approval.closed': (o) =>
     defined({
@@ -191,5 +193,12 @@ export const MACHINE_PARSERS: {
       minBytes: 1,
       maxBytes: (MAX_ROTATE_BOX_CHARS / 4) * 3,
     }),
+  }),
+  // E9: opened by identity.ts with the pinned machine key; only the shape is checked here.
+  'phone.removed': (o) => ({
+    ...base(o),
+    type: 'phone.removed',
+    phoneId: id(o, 'phoneId'),
+    box: base64Field(o, 'box', { url: false, minBytes: 1, maxBytes: 512 }),
   }),
 };

@@ -10,6 +10,7 @@ import type {
   TranscriptRole,
 } from './closed-sets.ts';
 import type {
+  ApprovalRisk,
   AgentUsage,
   ApprovalRule,
   Capabilities,
@@ -113,6 +114,8 @@ export type ApprovalRequest = Base<'approval.request'> & {
   editable?: Editable;
   /** E7: an allow needs verified presence. */
   presence?: true;
+  /** E11: the machine classes this request as risky (it offers no rule), and says why. */
+  risk?: ApprovalRisk;
 };
 export type ApprovalClosed = Base<'approval.closed'> & {
   approvalId: string;
@@ -151,6 +154,8 @@ export type Rules = Base<'rules'> & { requestId?: string; rules: RuleEntry[] };
 export type Phones = Base<'phones'> & { requestId?: string; phones: PhoneEntry[] };
 /** E6: the new pairing secret for one phone, `box` = base64(nonce ‖ nacl.box(…)) (rotate-box.ts). */
 export type RoomRotate = Base<'room.rotate'> & { phoneId: string; box: string };
+/** E9: this phone was removed; `box` proves the machine said so (identity.ts). */
+export type PhoneRemoved = Base<'phone.removed'> & { phoneId: string; box: string };
 
 export type MachineMessage =
   | MachineStatus
@@ -166,7 +171,8 @@ export type MachineMessage =
   | ErrorMessage
   | Rules
   | Phones
-  | RoomRotate;
+  | RoomRotate
+  | PhoneRemoved;
 
 // phone → machine
 export type SessionsGet = Base<'sessions.get'> & FromPhone & { requestId?: string };
@@ -233,7 +239,23 @@ export type PhoneRegister = Base<'phone.register'> & {
   webauthn?: WebAuthnCredential;
 };
 /** E6: `phoneId` is the phone to revoke (not the sender). */
-export type PhoneRevoke = Base<'phone.revoke'> & { requestId: string; phoneId: string };
+export type PhoneRevoke = Base<'phone.revoke'> & {
+  requestId: string;
+  phoneId: string;
+  /** E9: the assertion over phoneAuthorityChallengeText, under `risky`/`all`. */
+  presence?: PresenceAssertion;
+};
+/** E9: `phoneId` is the pending phone to let in (not the sender). */
+export type PhoneApprove = Base<'phone.approve'> & {
+  requestId: string;
+  phoneId: string;
+  presence?: PresenceAssertion;
+};
+/**
+ * E9: `message` is the JSON text of one other phone message; `box` proves the phone `phoneId`
+ * sent exactly that text (identity.ts). The outer `ts` is the sender's clock, like any message.
+ */
+export type PhoneSealed = Base<'phone.sealed'> & { phoneId: string; message: string; box: string };
 
 export type PhoneMessage =
   | SessionsGet
@@ -246,4 +268,6 @@ export type PhoneMessage =
   | RuleRevoke
   | SessionInterrupt
   | PhoneRegister
-  | PhoneRevoke;
+  | PhoneRevoke
+  | PhoneApprove
+  | PhoneSealed;

@@ -26,7 +26,7 @@ const MACHINE_FIELDS: Record<keyof typeof MACHINE_MESSAGES, [string[], string[]]
   'session.update': [['session'], []],
   'approval.request': [
     ['approvalId', 'sessionId', 'title', 'detail', 'createdAt'],
-    ['expiresAt', 'tool', 'rule', 'editable', 'presence'],
+    ['expiresAt', 'tool', 'rule', 'editable', 'presence', 'risk'],
   ],
   'approval.closed': [
     ['approvalId', 'resolution'],

@@ -2,13 +2,28 @@
 // carries the secret, so it is parsed strictly and every refusal says exactly what was wrong.
 import { fromBase64Url, toBase64Url, utf8Decode, utf8Encode } from './bytes.ts';
 import { SECRET_BYTES } from './keys.ts';
-import { MAX_MACHINE_NAME_CHARS, MAX_PAIRING_CODE_CHARS, MAX_RELAY_URL_CHARS } from './limits.ts';
+import {
+  BOX_KEY_BYTES,
+  MAX_MACHINE_NAME_CHARS,
+  MAX_PAIRING_CODE_CHARS,
+  MAX_RELAY_URL_CHARS,
+} from './limits.ts';
 import { isLoopbackHost } from './hosts.ts';
 import { err, ok, type Result } from './result.ts';
 
 export { isLoopbackHost };
 
-export type PairingPayload = { v: 1; relay: string; secret: string; machine: string };
+export type PairingPayload = {
+  v: 1;
+  relay: string;
+  secret: string;
+  machine: string;
+  /**
+   * E9: the machine's X25519 public key, base64url of 32 bytes. The phone pins it from the code
+   * only; a code without it (an older machine) gets no E6/E9 features.
+   */
+  boxKey?: string;
+};
 export type Pairing = PairingPayload & { secretBytes: Uint8Array };
 
 export const PAIRING_ERRORS = {
@@ -20,6 +35,8 @@ export const PAIRING_ERRORS = {
   'bad-secret': 'bad-secret',
   'bad-machine-name': 'bad-machine-name',
   'too-long': 'too-long',
+  /** E9: a `boxKey` that is not 32 bytes of base64url. */
+  'bad-box-key': 'bad-box-key',
   /** parsePairingLink only: the link has no `#pair=` fragment. */
   'not-a-pairing-link': 'not-a-pairing-link',
 } as const;
@@ -28,7 +45,15 @@ export type PairingErrorCode = keyof typeof PAIRING_ERRORS;
 /** The payload's fields in the spec's order, so one payload always gives one code. */
 export const encodePairing = (p: PairingPayload): string =>
   toBase64Url(
-    utf8Encode(JSON.stringify({ v: 1, relay: p.relay, secret: p.secret, machine: p.machine })),
+    utf8Encode(
+      JSON.stringify({
+        v: 1,
+        relay: p.relay,
+        secret: p.secret,
+        machine: p.machine,
+        ...(p.boxKey !== undefined ? { boxKey: p.boxKey } : {}),
+      }),
+    ),
   );
 
 /** The relay URL rule of pairing codes (also E6's `room.rotate`): null when it is acceptable. */
@@ -91,11 +116,18 @@ export function parsePairing(code: string): Result<Pairing, PairingErrorCode> {
   }
   const nameProblem = checkMachineName(p.machine);
   if (nameProblem) return err('bad-machine-name', nameProblem);
+  if (p.boxKey !== undefined) {
+    const key = typeof p.boxKey === 'string' ? fromBase64Url(p.boxKey) : null;
+    if (!key || key.length !== BOX_KEY_BYTES) {
+      return err('bad-box-key', `The machine key is not ${BOX_KEY_BYTES} bytes of base64url.`);
+    }
+  }
   return ok({
     v: 1,
     relay: p.relay as string,
     secret: p.secret as string,
     machine: p.machine as string,
+    ...(p.boxKey !== undefined ? { boxKey: p.boxKey as string } : {}),
     secretBytes,
   });
 }

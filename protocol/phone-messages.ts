@@ -1,5 +1,5 @@
 // phone → machine: one parser per message type of the spec table (plus v1.2 question.respond and
-// the extensions E2, E4, E6, E7).
+// the extensions E2, E4, E6, E7, E9).
 import { ACCESS_LEVELS, APPROVAL_SCOPES, DECISIONS, isMember } from './closed-sets.ts';
 import {
   Invalid,
@@ -11,10 +11,13 @@ import {
   optInt,
   optStr,
   str,
+  text,
   uniqueList,
   type Fields,
 } from './check.ts';
+import { MAX_ENVELOPE_BYTES } from './limits.ts';
 import {
+  base64Field,
   boxKey,
   edited,
   phoneName,
@@ -24,6 +27,9 @@ import {
 import { MAX_AGENT_NAME_CHARS } from './limits.ts';
 import { MAX_QUESTION_ITEMS, answer, base, type Parser } from './message-parts.ts';
 import type { ApprovalRespond, PhoneMessage } from './message-types.ts';
+
+/** E9: the box holds a label and one SHA-256 (identity.ts): far below this. */
+const MAX_PHONE_SEALED_BOX_BYTES = 512;
 
 /** E6: every phone action may name its sender. */
 const from = (o: Fields) => ({ ...base(o), phoneId: optId(o, 'phoneId') });
@@ -148,10 +154,29 @@ export const PHONE_PARSERS: {
       boxKey: boxKey(o, 'boxKey'),
       webauthn: o.webauthn === undefined ? undefined : webauthnCredential(o.webauthn),
     }),
-  'phone.revoke': (o) => ({
+  'phone.revoke': (o) =>
+    defined({
+      ...base(o),
+      type: 'phone.revoke',
+      requestId: id(o, 'requestId'),
+      phoneId: id(o, 'phoneId'),
+      presence: presence(o),
+    }),
+  'phone.approve': (o) =>
+    defined({
+      ...base(o),
+      type: 'phone.approve',
+      requestId: id(o, 'requestId'),
+      phoneId: id(o, 'phoneId'),
+      presence: presence(o),
+    }),
+  // E9: only the shape here; the machine checks the box against the phone's registered key, then
+  // parses `message` as one more phone message (never another phone.sealed).
+  'phone.sealed': (o) => ({
     ...base(o),
-    type: 'phone.revoke',
-    requestId: id(o, 'requestId'),
+    type: 'phone.sealed',
     phoneId: id(o, 'phoneId'),
+    message: text(o, 'message', { bytes: MAX_ENVELOPE_BYTES }),
+    box: base64Field(o, 'box', { url: false, minBytes: 1, maxBytes: MAX_PHONE_SEALED_BOX_BYTES }),
   }),
 };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DOC_PATH, tableIn, TABLES, withTables, type TableName } from './config-doc.ts';
 import { DEFAULT_SETTINGS, SETTING_SPECS, helpText, parseSettings } from './config.ts';
 
 describe('relay settings: flags win over RELAY_* variables, which win over defaults', () => {
@@ -101,5 +102,35 @@ describe('relay settings: flags win over RELAY_* variables, which win over defau
       expect(doc, spec.flag).toContain(`\`--${spec.flag}\``);
       expect(doc, spec.env).toContain(`\`${spec.env}\``);
     }
+  });
+});
+
+describe('P7: one options table', () => {
+  it("P7: docs/relay.md's option tables are the generated ones (npx tsx relay/config-doc.ts)", () => {
+    const doc = fs.readFileSync(DOC_PATH, 'utf8');
+    for (const name of Object.keys(TABLES) as TableName[])
+      expect(tableIn(doc, name), name).toEqual(TABLES[name]());
+    expect(withTables(doc)).toBe(doc);
+  });
+  it('P7: every setting is in exactly one of the two tables, and --help lists each with its parser-shown default', () => {
+    const rows = [...TABLES.options(), ...TABLES.limits()].join('\n');
+    const help = helpText();
+    for (const s of SETTING_SPECS) {
+      expect(rows.split(`\`${s.env}\``).length - 1, s.env).toBe(1);
+      expect(help).toContain(`${s.env}, default ${s.shown}`);
+      // The default is what its own parser makes of the shown text (switches and lists aside).
+      if (s.form === 'value' && s.default !== undefined)
+        expect(s.parse(s.shown), s.env).toEqual({ ok: true, value: s.default });
+    }
+  });
+  it('P7: a parser refuses with the flag or variable named', () => {
+    expect(parseSettings(['--path', 'no-slash'], {})).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^--path: must be "\/"/),
+    });
+    expect(parseSettings([], { RELAY_METRICS: 'maybe' })).toEqual({
+      ok: false,
+      message: 'RELAY_METRICS: invalid value "maybe"',
+    });
   });
 });

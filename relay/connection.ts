@@ -40,6 +40,8 @@ type Joined = {
 export class Connection implements Peer {
   lastSeenMs: number;
   alive = true;
+  /** Which slice of the ping sweep visits this socket (P10, ping-sweep.ts). */
+  pingSlice = 0;
   /** Rooms this socket joined and its role in each (at most maxRoomsPerSocket, so a list);
    * null until a hello succeeded. */
   joined: Joined[] | null = null;
@@ -62,10 +64,13 @@ export class Connection implements Peer {
     this.tokensMs = now;
     this.helloTimer = ctx.timers.setTimeout(() => {
       this.helloTimer = null;
-      if (this.joined === null) {
+      // P9: judged after the loop has read what already arrived — under a join burst a busy
+      // loop runs due timers before it reads the hellos waiting in the kernel.
+      ctx.afterReads(() => {
+        if (this.joined !== null || this.closed) return;
         ctx.counters.limits[LIMITS.helloDeadline]++;
         this.refuseHello(`no hello within ${ctx.settings.helloDeadlineMs} ms`);
-      }
+      });
     }, ctx.settings.helloDeadlineMs);
   }
 

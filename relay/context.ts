@@ -30,4 +30,10 @@ export type Context = {
   turn: EventLoopTurn;
   /** Plain integers for /metrics (P5), read only at scrape time. */
   counters: RelayCounters;
+  /**
+   * Runs `fn` once the event loop has read every socket that is readable now (after a whole
+   * poll phase). P9: a deadline judged there never refuses bytes that had already arrived and
+   * waited only because a busy loop ran the timer first.
+   */
+  afterReads(fn: () => void): void;
 };

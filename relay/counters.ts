@@ -14,6 +14,8 @@ export const LIMITS = {
   machinesPerRoom: 'machines-per-room',
   connectionsPerIp: 'connections-per-ip',
   connections: 'connections',
+  /** Accepted sockets still sending their first request's headers (P8). */
+  handshakes: 'handshakes',
   subscriptionsPerRoom: 'subscriptions-per-room',
   subscriptionsPerIp: 'subscriptions-per-ip',
   subscriptions: 'subscriptions',

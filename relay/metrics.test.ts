@@ -204,7 +204,7 @@ describe('P5: the operator’s view', () => {
       ...['push-failed', 'limit', 'hello-deadline', 'msg-rate', 'rooms-per-socket'],
       ...['phones-per-room', 'machines-per-room', 'connections-per-ip', 'connections'],
       ...['subscriptions-per-room', 'subscriptions-per-ip', 'subscriptions', 'push-rate'],
-      ...['buffered-bytes', 'ping-timeout'],
+      ...['buffered-bytes', 'ping-timeout', 'handshakes'],
     ]);
     for (const s of all.filter((x) => x.name.startsWith('dsh_relay_')))
       for (const [k, v] of Object.entries(s.labels))

@@ -100,7 +100,9 @@ describe('Web Push: the whole leg', () => {
   });
 
   it('D5: a phone silent for more than 1.5 × the ping interval counts as absent', async () => {
-    const { fx: f, fake: svc } = await setup({ pingIntervalMs: 20_000 });
+    // One slice (P10): the silent phone's first ping comes at 20 s, so it is still connected at
+    // 30 s (with slices it could be pinged at once and terminated at 20 s, before the rule shows).
+    const { fx: f, fake: svc } = await setup({ pingIntervalMs: 20_000, pingSlices: 1 });
     const { room, machine } = await subscribedRoom(f, [svc.endpoint('a')]);
     const phone: TestClient = await f.client({ autoPong: false });
     await phone.hello(room, 'phone');

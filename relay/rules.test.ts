@@ -64,6 +64,16 @@ describe('First-frame rule: before hello any invalid frame gets bad-hello and cl
     expect((await c.closed).code).toBe(1008);
   });
 
+  it('P9: a hello that reached the relay before its deadline fired is read before the deadline is judged', async () => {
+    const c = await fx.client();
+    const room = newRoom();
+    c.send({ kind: 'hello', room, role: 'phone' }); // on loopback: in the relay's kernel buffer now
+    fx.timers.advance(5_000); // the deadline fires before the relay's loop has read it
+    expect(await c.nextFrame('hello-ok')).toMatchObject({ kind: 'hello-ok' });
+    await c.expectNoFrame();
+    expect(await c.hello(room, 'phone')).toMatchObject({ kind: 'hello-ok' });
+  });
+
   it('D2: a hello in time cancels the deadline', async () => {
     const c = await fx.client();
     await c.hello(newRoom(), 'phone');

@@ -18,6 +18,7 @@ import {
 } from './counters.ts';
 import { ipKey } from './ip.ts';
 import { makeLocalPresence, type Presence } from './presence.ts';
+import { makePingSweep } from './ping-sweep.ts';
 import { makePushServiceFor } from './push.ts';
 import { makeLocalPushDecision, type PushDecision } from './push-decision.ts';
 import { systemResolve, type Resolve } from './push-endpoint.ts';
@@ -60,6 +61,8 @@ export type RunningRelay = {
   log: Logger;
   /** Open WebSocket connections. */
   connections(): number;
+  /** Accepted sockets whose first request's headers have not all arrived (P8). */
+  handshakes(): number;
   /** Resolves when every push and subscription operation started so far has settled. */
   idle(): Promise<void>;
   /** Stops accepting, closes sockets with 1001, closes the database. Safe to call twice. */
@@ -154,9 +157,60 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     resolve: options.resolve ?? systemResolve,
     turn: makeEventLoopTurn(timers),
     counters,
+    // Two immediates: from whatever phase this is called, a whole poll phase runs before fn.
+    afterReads: (fn) => void setImmediate(() => setImmediate(fn)),
   };
 
+  // P8: sockets are counted from the TCP accept on, before any byte of HTTP is read, so slow or
+  // half-open clients cannot take every descriptor: per address (without --trust-proxy; behind a
+  // proxy the address is known only from the headers, so it is counted at the upgrade) and in
+  // total while their first request's headers are still arriving (Node's headersTimeout closes
+  // those that take too long, a silent socket included). `accepted` holds every socket not (yet)
+  // a WebSocket: its address key (null behind a proxy) and whether its first request is pending.
   const perIp = new Map<string, number>();
+  const countIp = (key: string) => {
+    const n = (perIp.get(key) ?? 0) + 1;
+    perIp.set(key, n);
+    return n;
+  };
+  const releaseIp = (key: string) => {
+    const left = (perIp.get(key) ?? 1) - 1;
+    if (left === 0) perIp.delete(key);
+    else perIp.set(key, left);
+  };
+  type Accepted = { key: string | null; first: boolean };
+  const accepted = new Map<Socket, Accepted>();
+  let handshakes = 0;
+  const firstRequestDone = (a: Accepted | undefined) => {
+    if (a?.first !== true) return;
+    a.first = false;
+    handshakes--;
+  };
+  // One listener for every accepted socket (no closure per socket).
+  function onAcceptedClose(this: Socket) {
+    const a = accepted.get(this);
+    if (a === undefined) return;
+    accepted.delete(this);
+    firstRequestDone(a);
+    if (a.key !== null) releaseIp(a.key);
+  }
+  const onAccept = (socket: Socket) => {
+    if (handshakes >= settings.maxHandshakes) {
+      counters.limits[LIMITS.handshakes]++;
+      return void socket.destroy();
+    }
+    handshakes++;
+    const key = settings.trustProxy ? null : ipKey(socket.remoteAddress);
+    accepted.set(socket, { key, first: true });
+    socket.on('close', onAcceptedClose);
+    // One socket over the cap goes on to be told `limit` after its upgrade (D3); any further
+    // one is closed here, before it costs more than the accept.
+    if (key !== null && countIp(key) > settings.maxConnectionsPerIp + 1) {
+      counters.limits[LIMITS.connectionsPerIp]++;
+      socket.destroy();
+    }
+  };
+
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_TRANSPORT_BYTES, // D1: ws closes larger messages with 1009
@@ -174,6 +228,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, settings.headersTimeoutMs / 4)),
     },
     (req, res) => {
+      firstRequestDone(accepted.get(req.socket));
       const at = req.method === 'GET' ? route(req.url) : null;
       if (at === ROUTE.metrics && metrics !== null) {
         metrics.render().then(
@@ -201,6 +256,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
       } else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     },
   );
+  server.keepAliveTimeout = settings.keepAliveTimeoutMs;
+  server.on('connection', onAccept);
 
   const refuseUpgrade = (socket: Socket, why: UpgradeRefusal) => {
     counters.upgradesRefused[why]++;
@@ -210,6 +267,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
   let closing = false;
   server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    firstRequestDone(accepted.get(socket));
     if (closing) return refuseUpgrade(socket, UPGRADE_REFUSALS.closing);
     if (route(req.url) !== ROUTE.socket) return refuseUpgrade(socket, UPGRADE_REFUSALS.notFound);
     if (conns.size >= settings.maxConnections) {
@@ -223,22 +281,25 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
           .pop()
           ?.trim()
       : undefined;
-    const key = ipKey(forwarded || socket.remoteAddress);
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      // From here the WebSocket's close releases the address's count.
+      const a = accepted.get(socket);
+      accepted.delete(socket);
+      socket.removeListener('close', onAcceptedClose);
+      const key = a?.key ?? ipKey(forwarded || socket.remoteAddress);
+      const n = a?.key != null ? (perIp.get(key) ?? 1) : countIp(key);
       socket.setNoDelay(true);
       const conn = new Connection(ctx, ws, socket, key);
       conns.add(conn);
+      pings.add(conn);
       counters.connectionsOpened++;
-      const n = (perIp.get(key) ?? 0) + 1;
-      perIp.set(key, n);
       ws.on('message', (data: Buffer, isBinary: boolean) => conn.onMessage(data, isBinary));
       ws.on('pong', () => conn.onPong());
       ws.on('error', (e: Error) => log.debug({ error: e.message }, 'socket error'));
       ws.on('close', () => {
         conns.delete(conn);
-        const left = (perIp.get(key) ?? 1) - 1;
-        if (left === 0) perIp.delete(key);
-        else perIp.set(key, left);
+        pings.delete(conn);
+        releaseIp(key);
         conn.onClose();
       });
       if (n > settings.maxConnectionsPerIp) {
@@ -252,20 +313,24 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     });
   });
 
-  // One interval for every socket: a per-socket timer would cost memory on idle sockets.
-  const pingTimer = timers.setInterval(() => {
-    for (const c of conns) {
+  // One timer for every socket (a per-socket timer would cost memory on idle sockets), its sweep
+  // spread over the interval in slices (P10).
+  const pings = makePingSweep<Connection>({
+    timers,
+    intervalMs: settings.pingIntervalMs,
+    slices: settings.pingSlices,
+    visit(c) {
       if (!c.alive) {
         counters.limits[LIMITS.pingTimeout]++;
         c.closed = true;
         c.ws.terminate();
-        continue;
+        return;
       }
       c.alive = false;
       c.ws.ping();
-    }
-    push.prune();
-  }, settings.pingIntervalMs);
+    },
+    everyInterval: () => push.prune(),
+  });
   await subscriptionLife.start();
 
   const metrics = settings.metrics
@@ -308,11 +373,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<RunningRel
     vapidPublicKey: vapid.publicKey,
     log,
     connections: () => conns.size,
+    handshakes: () => handshakes,
     idle,
     close() {
       closed ??= (async () => {
         closing = true;
-        timers.clearInterval(pingTimer);
+        pings.stop();
         subscriptionLife.stop();
         const serverClosed = new Promise<void>((r) => server.close(() => r()));
         const socketsClosed = [...conns].map(

@@ -1,12 +1,13 @@
 // `npm run size` (part of `npm test`, after the build): prints the initial JS size and fails when
-// it is over budget.
-import { readFileSync } from 'node:fs';
+// it is over budget, or when a JS file is missing from the service worker's precache (A8).
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   INITIAL_JS_BUDGET_BYTES,
   INITIAL_JS_TARGET_BYTES,
   gzipSize,
   initialFiles,
+  notPrecached,
   type Manifest,
 } from './size-budget.ts';
 
@@ -26,3 +27,11 @@ if (total > INITIAL_JS_BUDGET_BYTES) {
   console.error(`size budget exceeded by ${kib(total - INITIAL_JS_BUDGET_BYTES)}`);
   process.exit(1);
 }
+// A8: a chunk loaded on demand must be there offline: every JS file is in the worker's precache.
+const assets = readdirSync(join(dist, 'assets')).map((f) => `assets/${f}`);
+const missing = notPrecached(assets, readFileSync(join(dist, 'sw.js'), 'utf8'));
+if (missing.length > 0) {
+  console.error(`not precached by the service worker: ${missing.join(', ')}`);
+  process.exit(1);
+}
+console.log(`precached: all ${assets.filter((f) => f.endsWith('.js')).length} JS files`);

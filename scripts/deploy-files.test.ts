@@ -10,11 +10,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../relay/config.ts';
 import { CADDYFILE, caddyBinary } from './start/caddy.ts';
 import { REPO } from './start/children.ts';
-import { OTHER_HEADERS, PRODUCTION_CSP } from './security-headers.ts';
+import { PING_INTERVAL_MS } from '../protocol/index.ts';
+import { OTHER_HEADERS, PRODUCTION_CSP, STRICT_TRANSPORT_SECURITY } from './security-headers.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'dsh-deploy-files-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+type Server = {
+  listen: string[];
+  routes: Route[];
+  read_header_timeout?: number;
+  idle_timeout?: number;
+};
 type Route = { match?: unknown[]; handle?: Handler[]; group?: string };
 type Handler = {
   handler: string;
@@ -22,8 +29,9 @@ type Handler = {
   response?: { set?: Record<string, string[]> };
 } & Record<string, unknown>;
 
-/** Caddy's own JSON for the Caddyfile, with DSH_DOMAIN set as a deployment would. */
-function adapted(): string {
+/** Caddy's own JSON for the Caddyfile, with DSH_DOMAIN set as a deployment would (and `extra`
+ * as npm start -- --lan adds). */
+function adapted(extra: Record<string, string> = {}): string {
   const caddy = caddyBinary();
   if (caddy === null) throw new Error('caddy is not installed (apt-get install -y caddy)');
   return execFileSync(caddy, ['adapt', '--config', CADDYFILE, '--adapter', 'caddyfile'], {
@@ -33,6 +41,7 @@ function adapted(): string {
       XDG_DATA_HOME: tmp,
       XDG_CONFIG_HOME: tmp,
       DSH_DOMAIN: 'dispatch.example.com',
+      ...extra,
     },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -53,11 +62,15 @@ function handlers(routes: Route[], paths: string[] = []): Array<{ h: Handler; pa
   return out;
 }
 
+const serverOf = (json: string) =>
+  Object.values(
+    (JSON.parse(json) as { apps: { http: { servers: Record<string, Server> } } }).apps.http.servers,
+  )[0]!;
+const NS_PER_MS = 1_000_000;
+
 describe('P1/P2: deploy/Caddyfile as Caddy reads it', () => {
-  const config = JSON.parse(adapted()) as {
-    apps: { http: { servers: Record<string, { listen: string[]; routes: Route[] }> } };
-  };
-  const server = Object.values(config.apps.http.servers)[0]!;
+  const config = JSON.parse(adapted()) as unknown;
+  const server = serverOf(adapted());
   const all = handlers(server.routes);
   const headerSets = all.filter((x) => x.h.handler === 'headers');
 
@@ -67,10 +80,45 @@ describe('P1/P2: deploy/Caddyfile as Caddy reads it', () => {
     expect(JSON.stringify(config)).not.toMatch(/"internal"|install_trust/);
   });
   it('P2: the production policy and the other headers on every response, exactly as in scripts/security-headers.ts', () => {
-    const site = headerSets.find((x) => x.paths.length === 1)!.h.response!.set!;
+    const site = headerSets.find(
+      (x) => x.paths.length === 1 && x.h.response?.set?.['Content-Security-Policy'],
+    )!.h.response!.set!;
     expect(site['Content-Security-Policy']).toEqual([PRODUCTION_CSP]);
     for (const [name, value] of Object.entries(OTHER_HEADERS)) expect(site[name]).toEqual([value]);
     expect(PRODUCTION_CSP).not.toMatch(/unsafe|ws:\/\/|http:/);
+    expect(site['Cross-Origin-Opener-Policy']).toEqual(['same-origin']);
+  });
+  it('F5: a real domain sends HSTS (scripts/security-headers.ts) on every response; the LAN site of npm start -- --lan never does', () => {
+    const hsts = (h: Handler[]) =>
+      h
+        .filter((x) => x.handler === 'headers')
+        .flatMap((x) => x.response?.set?.['Strict-Transport-Security'] ?? []);
+    const siteLevel = (s: Server) =>
+      handlers(s.routes)
+        .filter((x) => x.paths.length === 1)
+        .map((x) => x.h);
+    expect(hsts(siteLevel(server))).toEqual([STRICT_TRANSPORT_SECURITY]);
+    const lan = serverOf(adapted({ DSH_SITE: 'lan', DSH_BIND: '192.168.1.20 127.0.0.1' }));
+    expect(hsts(handlers(lan.routes).map((x) => x.h))).toEqual([]);
+    // …while the rest of the policy, COOP included, is the same there.
+    const lanSite = handlers(lan.routes).find(
+      (x) => x.h.handler === 'headers' && x.h.response?.set?.['Content-Security-Policy'],
+    )!.h.response!.set!;
+    for (const [name, value] of Object.entries(OTHER_HEADERS))
+      expect(lanSite[name]).toEqual([value]);
+  });
+  it('F3: before an upgrade a client has 10 s to send its headers (the relay\u2019s own cap); idle limits sit above the relay\u2019s 25 s ping; pooled connections end before the relay\u2019s keep-alive does', () => {
+    expect(server.read_header_timeout).toBe(DEFAULT_SETTINGS.headersTimeoutMs * NS_PER_MS);
+    expect(server.idle_timeout).toBeGreaterThan(PING_INTERVAL_MS * NS_PER_MS);
+    const proxy = all.find((x) => x.h.handler === 'reverse_proxy')!.h as {
+      transport?: { read_timeout?: number; keep_alive?: { idle_timeout?: number } };
+    };
+    expect(proxy.transport?.read_timeout).toBeGreaterThan(PING_INTERVAL_MS * NS_PER_MS);
+    // P8: Caddy lets go of an idle pooled connection before the relay closes it.
+    expect(proxy.transport?.keep_alive?.idle_timeout).toBeLessThan(
+      DEFAULT_SETTINGS.keepAliveTimeoutMs * NS_PER_MS,
+    );
+    expect(PING_INTERVAL_MS).toBe(25_000);
   });
   it('P2: hashed assets immutable for a year, everything else (index.html, sw.js, manifest) revalidated', () => {
     const cache = headerSets

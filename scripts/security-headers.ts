@@ -57,7 +57,18 @@ export const OTHER_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   // The QR scanner needs the camera, on this origin only; nothing else is ever asked for.
   'Permissions-Policy': 'camera=(self), microphone=(), geolocation=()',
+  // F5: the app's window shares no browsing context group with a page that opened it or that it
+  // opens (links to agents' https: targets use noopener too): no window.opener either way.
+  'Cross-Origin-Opener-Policy': 'same-origin',
 } as const;
+
+/**
+ * F5: HSTS, on a real domain only (deploy/Caddyfile's `public` snippet): a year, no
+ * includeSubDomains or preload (the operator's other names are not ours to pin). Never on the
+ * LAN site of `npm start -- --lan` (a LAN name must not stay pinned to https once its CA is
+ * gone) nor on loopback http, where browsers ignore it.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
 /** Every header `vite preview` sends (the demo's policy). */
 export const LOOPBACK_HEADERS: Record<string, string> = {

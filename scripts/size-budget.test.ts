@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gzipSize, initialFiles } from './size-budget.ts';
+import { gzipSize, initialFiles, notPrecached } from './size-budget.ts';
 
 describe('A8: size budget: what counts as initial JS', () => {
   it('counts the entry and its static imports, transitively, but never dynamic imports', () => {
@@ -20,5 +20,16 @@ describe('A8: size budget: what counts as initial JS', () => {
   it('measures gzip bytes, not raw bytes', () => {
     const raw = new TextEncoder().encode('a'.repeat(10_000));
     expect(gzipSize(raw)).toBeLessThan(200);
+  });
+
+  it('A8: names every JS file the worker does not precache, and only those', () => {
+    const worker =
+      'self.__WB_MANIFEST=[{"revision":null,"url":"assets/index-a.js"},{"revision":null,"url":"assets/nacl-fast-b.js"}]';
+    expect(
+      notPrecached(
+        ['assets/index-a.js', 'assets/nacl-fast-b.js', 'assets/Rules-c.js', 'assets/x.css'],
+        worker,
+      ),
+    ).toEqual(['assets/Rules-c.js']);
   });
 });

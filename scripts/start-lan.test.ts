@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -7,7 +8,8 @@ import { WebSocket } from 'ws';
 import { encodeFrame, parsePairing, roomKeys } from '../protocol/index.ts';
 import { httpsGet } from './start/caddy.ts';
 import { START_ENV } from './start/config.ts';
-import { PRODUCTION_CSP } from './security-headers.ts';
+import { OTHER_HEADERS, PRODUCTION_CSP } from './security-headers.ts';
+import { LAN_CA_VALIDITY_DAYS } from './start/lan-ca.ts';
 import { freePort } from '../testkit/ports.ts';
 import { alive, npmStart, npmStartRefused } from './test-support/npm-start.ts';
 
@@ -17,6 +19,27 @@ import { alive, npmStart, npmStartRefused } from './test-support/npm-start.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dsh-start-lan-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** The local addresses with a TCP socket listening on `port` (Linux: /proc/net/tcp and tcp6). */
+function listeningOn(port: number): string[] {
+  const out: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue; // 0A: LISTEN
+      const [hex, p] = local.split(':');
+      if (Number.parseInt(p!, 16) !== port) continue;
+      out.push(
+        hex!.length === 8
+          ? Buffer.from(hex!, 'hex').reverse().join('.')
+          : hex === '0'.repeat(32)
+            ? '::'
+            : `ipv6:${hex}`,
+      );
+    }
+  }
+  return out.sort();
+}
 
 describe('P4: the phone on the LAN in one command', () => {
   it('P4: without Caddy, --lan says how to install it and exits before starting anything', async () => {
@@ -31,7 +54,7 @@ describe('P4: the phone on the LAN in one command', () => {
     expect(r.tree).toEqual([]);
   });
 
-  it('P4: --lan puts Caddy with its own CA in front of the app and the relay; the phone downloads the root (QR, link, Android and iOS steps), then pairs with https://<lan address>/#pair=…', async () => {
+  it('P4, F2: --lan puts Caddy, on the LAN address only and with the project’s own name-constrained, short-lived CA, in front of the app and the relay; the phone downloads the root (QR, link, Android and iOS steps), then pairs with https://<lan address>/#pair=…', async () => {
     const ports = {
       relay: await freePort(),
       app: await freePort(),
@@ -73,6 +96,28 @@ describe('P4: the phone on the LAN in one command', () => {
       const app = await httpsGet(lan, '/', root);
       expect(app.status).toBe(200);
       expect(app.headers['content-security-policy']).toBe(PRODUCTION_CSP);
+      // F5: the whole policy (COOP included), and no HSTS on a LAN site.
+      for (const [name, value] of Object.entries(OTHER_HEADERS))
+        expect(app.headers[name.toLowerCase()], name).toBe(value);
+      expect(app.headers['strict-transport-security']).toBeUndefined();
+
+      // F2: Caddy listens on the LAN address (and loopback, the same here) only — never on
+      // every interface.
+      expect(listeningOn(ports.lan)).toEqual(['127.0.0.1']);
+      // F2: the root the phone installs is the project's own: constrained to the LAN address,
+      // valid for LAN_CA_VALIDITY_DAYS from now.
+      expect(
+        execFileSync('openssl', ['x509', '-in', root, '-noout', '-ext', 'nameConstraints'], {
+          encoding: 'utf8',
+        }),
+      ).toMatch(/critical\s+Permitted:\s+IP:127\.0\.0\.1\/255\.255\.255\.255\s+DNS:invalid/);
+      const ca = new X509Certificate(pem);
+      expect(ca.subject).toBe('CN=dsh-dispatch LAN CA for 127.0.0.1');
+      expect(Date.parse(ca.validTo) - Date.parse(ca.validFrom)).toBe(
+        LAN_CA_VALIDITY_DAYS * 24 * 60 * 60 * 1000,
+      );
+      expect(out).toContain('It is valid for 127.0.0.1 only, until ');
+      expect(out).toContain('This start made a new CA: install it on the phone');
       expect(await httpsGet(lan, '/relay/healthz', root)).toMatchObject({ status: 200 });
 
       // The pairing link and code name the https app and the wss relay on that address.
@@ -91,12 +136,11 @@ describe('P4: the phone on the LAN in one command', () => {
       });
       ws.close();
       expect(JSON.parse(helloOk)).toMatchObject({ kind: 'hello-ok', peers: { machine: 1 } });
-      // The CA lives in the data folder, so the phone installs it once for every later start.
+      // The CA lives in the data folder, so the phone installs it once for every later start
+      // while it is valid (scripts/start/lan-ca.test.ts "F2: reused across starts; …").
       expect(createHash('sha256').update(pem).digest('hex')).toBe(
         createHash('sha256')
-          .update(
-            readFileSync(path.join(dataDir, 'caddy/data/caddy/pki/authorities/local/root.crt')),
-          )
+          .update(readFileSync(path.join(dataDir, 'caddy/lan-ca/root.crt')))
           .digest('hex'),
       );
     } finally {

@@ -19,7 +19,7 @@ import {
   StartError,
 } from './start/config.ts';
 import { ensureEnrolled } from './start/enroll.ts';
-import { CADDY_MISSING, caSteps, lanAddress } from './start/lan.ts';
+import { CADDY_MISSING, caSteps, caValidity, lanAddress } from './start/lan.ts';
 import { RELAY_PATH, startLanFront } from './start/lan-front.ts';
 import { PORT_TAKEN, portUses, takenPorts } from './start/ports.ts';
 import { ensureDemoWorkspace } from './start/workspace.ts';
@@ -226,6 +226,7 @@ async function main(): Promise<void> {
       [
         '',
         ...caSteps(certFingerprint(lan.root)),
+        ...caValidity(lan.root, lan.host, lan.caIssued),
         await terminalQr(lan.caUrl, colour),
         `  CA certificate: ${lan.caUrl}`,
         '',

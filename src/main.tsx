@@ -2,6 +2,7 @@ import { render } from 'solid-js/web';
 import { makeAppBadge, type BadgeApi } from './client/app-badge.ts';
 import { makeClient } from './client/client.ts';
 import { makeIdbKv } from './client/idb-kv.ts';
+import { loadNacl } from './client/nacl-on-demand.ts';
 import { watchLifecycle } from './client/lifecycle.ts';
 import { waitingOf } from './client/waiting.ts';
 import type { PushClient } from './client/push/push-client.ts';
@@ -34,8 +35,13 @@ const client = makeClient({
   pushEndpoint: () => push?.endpoint(),
   // E6: after a room.rotate the old room's subscription goes once this has finished.
   onJoined: (roomId) => pushReady.then((p) => p?.onJoined(roomId)),
+  // F4: the push client's state for a forgotten room (if it has not loaded yet, its start drops
+  // what belongs to rooms no longer paired).
+  onForgotten: (roomId) => push?.forgetStored(roomId),
   phoneName: () => deviceName(navigator.userAgent),
   authenticator: makeBrowserAuthenticator(location),
+  // A8: the crypto library is a lazy chunk, fetched beside the IndexedDB reads of start().
+  loadCrypto: loadNacl,
 });
 // N2: makeAppPushClient re-subscribes on every app start (push.start()); it starts after
 // the client so the paired rooms are known.

@@ -71,6 +71,7 @@ export async function handleNotificationClick(
           timers,
           now: Date.now,
           randomUUID: () => crypto.randomUUID(),
+          ...(room.proof ? { proof: room.proof } : {}),
         })
       ).outcome
     : APPROVAL_OUTCOMES.notConfirmed;

@@ -1,13 +1,17 @@
 // E6: one of the project's test phones with its own identity, over the real relay: a phoneId and
 // an X25519 key pair, `phone.register` after every join, and `room.rotate` followed the way the
-// app does it (opened only with the machine key it pinned, then the new room joined).
+// app does it (opened only with the machine key it pinned, then the new room joined). E9: the
+// machine key is pinned from the pairing code (never from a status) and every message goes as
+// `phone.sealed`, as the app sends it.
 import { randomUUID } from 'node:crypto';
 import {
-  decodeBoxKey,
   encodeBoxKey,
   makeBoxKeyPair,
   openRoomRotate,
+  parsePairing,
   roomKeys,
+  sealPhoneMessage,
+  type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { joinRoom, type RoomSocket } from './room-socket.ts';
 
@@ -26,24 +30,25 @@ export type E6Phone = {
   /** Waits for this phone's own room.rotate in the current room, opens it, and moves. */
   follow(): Promise<void>;
   send(message: Message): void;
+  /** E7/E9: registers this credential with the machine (inside this phone's phone.sealed). */
+  setCredential(webauthn: WebAuthnCredential): void;
   close(): Promise<void>;
 };
 
-export async function makeE6Phone(
-  relayUrl: string,
-  secret: string,
-  name: string,
-): Promise<E6Phone> {
+export async function makeE6Phone(relayUrl: string, code: string, name: string): Promise<E6Phone> {
+  const pairing = parsePairing(code);
+  if (!pairing.ok || pairing.value.boxKey === undefined) throw new Error('a code with a boxKey');
   const keys = makeBoxKeyPair();
   const phoneId = randomUUID();
-  let held = secret;
+  let held = pairing.value.secret;
   let socket: RoomSocket | null = null;
-  let pinned: Uint8Array | null = null;
+  const pinned = Uint8Array.from(Buffer.from(pairing.value.boxKey, 'base64url'));
   const bytesOf = (s: string) => Uint8Array.from(Buffer.from(s, 'base64url'));
   const current = () => {
     if (!socket) throw new Error(`${name}: not joined`);
     return socket;
   };
+  let credential: WebAuthnCredential | undefined;
   const register = () =>
     phone.send({
       type: 'phone.register',
@@ -51,6 +56,7 @@ export async function makeE6Phone(
       phoneId,
       name,
       boxKey: encodeBoxKey(keys.publicKey),
+      ...(credential ? { webauthn: credential } : {}),
     });
   const phone: E6Phone = {
     phoneId,
@@ -65,14 +71,10 @@ export async function makeE6Phone(
     },
     async follow() {
       const s = current();
-      if (!pinned) {
-        const status = await s.waitForMessage((m) => m.type === 'machine.status' && !!m.boxKey);
-        pinned = decodeBoxKey(status.boxKey as string);
-      }
       const rotate = await s.waitForMessage(
         (m) => m.type === 'room.rotate' && m.phoneId === phoneId,
       );
-      const opened = openRoomRotate(rotate.box as string, pinned!, keys.secretKey);
+      const opened = openRoomRotate(rotate.box as string, pinned, keys.secretKey);
       if (!opened.ok) throw new Error(`${name}: room.rotate did not open (${opened.code})`);
       await s.close();
       held = opened.value.secret;
@@ -84,15 +86,24 @@ export async function makeE6Phone(
       register();
     },
     send(message) {
-      current().sendMessage({ v: 1, ts: Date.now(), ...message });
+      const text = JSON.stringify({ v: 1, ts: Date.now(), ...message });
+      current().sendMessage({
+        v: 1,
+        type: 'phone.sealed',
+        ts: Date.now(),
+        phoneId,
+        message: text,
+        box: sealPhoneMessage(text, pinned, keys.secretKey),
+      });
+    },
+    setCredential(webauthn) {
+      credential = webauthn;
+      register();
     },
     close: async () => {
       await socket?.close();
     },
   };
   await phone.join();
-  // The key is pinned from the first status, as the app does.
-  const status = await current().waitForMessage((m) => m.type === 'machine.status' && !!m.boxKey);
-  pinned = decodeBoxKey(status.boxKey as string);
   return phone;
 }

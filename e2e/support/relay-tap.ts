@@ -33,7 +33,13 @@ export async function tapRelay(
     if (!frame.ok || frame.value.kind !== 'msg') return null;
     const key = keys.get(frame.value.room);
     const message = key ? open(frame.value.payload, key) : null;
-    return message?.ok ? { room: frame.value.room, message: message.value as Message, raw } : null;
+    if (!message?.ok) return null;
+    // E9: the app seals every action as phone.sealed; the tap reads the message inside (the
+    // room key is enough to read it, not to make one).
+    const value = message.value as Message;
+    const inner =
+      value.type === 'phone.sealed' ? (JSON.parse(value.message as string) as Message) : value;
+    return { room: frame.value.room, message: inner, raw };
   };
   await page.routeWebSocket(
     (url) => url.host === host,

@@ -1,4 +1,12 @@
-import { makeBoxKeyPair, type MachineMessage } from '../../protocol/index.ts';
+import {
+  makeBoxKeyPair,
+  sealPhoneMessage,
+  type BoxKeyPair,
+  type MachineMessage,
+  type PhoneMessage,
+  type PhoneSealed,
+} from '../../protocol/index.ts';
+import { makeIdentityGate } from '../identity-gate.ts';
 import { makeAgents } from '../agent/registry.ts';
 import { makeUpdateScheduler } from '../activity.ts';
 import type { Core } from '../core.ts';
@@ -14,6 +22,9 @@ import { makeSessionStore } from '../sessions.ts';
 import { makeTurns } from '../turns.ts';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { makeTestStore } from './store.ts';
+
+/** The room id every challenge names in these tests (there is no relay, so no real room). */
+export const TEST_ROOM_ID = 'test-room-0000000000';
 
 // The machine's action layer without a relay: what it sends is captured, so a test can push
 // hundreds of actions through it (the relay's D3 rate limit would refuse them on the wire).
@@ -53,17 +64,33 @@ export function setupActions(
     rulesChanged: () => {},
     decidedBy: (id) => identity.by(id),
     presence,
+    roomId: () => TEST_ROOM_ID,
     agents: makeAgents(),
   };
+  const machineKeys = makeBoxKeyPair();
   const identity = makePhoneIdentity({
     core,
     phones,
     rooms: () => {
       throw new Error('no rooms without a relay');
     },
-    boxKeyPair: makeBoxKeyPair(),
+    boxKeyPair: machineKeys,
     relay: 'ws://127.0.0.1:9',
   });
+  /** E9: `m` as the phone holding `keys` sends it once the machine is in identity mode. */
+  const sealAs =
+    (phoneId: string, keys: BoxKeyPair) =>
+    (m: PhoneMessage): PhoneSealed => {
+      const message = JSON.stringify(m);
+      return {
+        v: 1,
+        type: 'phone.sealed',
+        ts: m.ts,
+        phoneId,
+        message,
+        box: sealPhoneMessage(message, machineKeys.publicKey, keys.secretKey),
+      };
+    };
   const actions = makePhoneActions({
     core,
     turns: makeTurns(core),
@@ -75,7 +102,18 @@ export function setupActions(
     }),
     identity,
     phones,
+    gate: makeIdentityGate({ phones, boxKeyPair: machineKeys, log: () => {} }),
     sendSnapshotAndRemind: () => {},
   });
-  return { timers, sent, pending, actions, store: t.store, phones, cleanup: t.cleanup };
+  return {
+    timers,
+    sent,
+    pending,
+    actions,
+    store: t.store,
+    phones,
+    sealAs,
+    sessions,
+    cleanup: t.cleanup,
+  };
 }

@@ -1,7 +1,9 @@
 import { WebSocket } from 'ws';
 import {
-  decodeBoxKey,
   encodeBoxKey,
+  fromBase64Url,
+  openPhoneRemoved,
+  sealPhoneMessage,
   encodeFrame,
   open,
   openRoomRotate,
@@ -29,7 +31,7 @@ export type PhoneIdentity = {
   phoneId: string;
   name: string;
   boxKeyPair: BoxKeyPair;
-  /** The machine's `boxKey` pinned from the first `machine.status` seen (E6: open only with it). */
+  /** E9: the machine's box key, pinned from the pairing code only (never from a status). */
   machineBoxKey?: Uint8Array;
 };
 
@@ -42,6 +44,8 @@ export type TestPhone = {
   /** E6: the rotations it followed (room ids) and the boxes it could not open (error codes). */
   readonly moves: string[];
   readonly rotateFailures: string[];
+  /** E9: `phone.removed` boxes for this phone that opened with the pinned key. */
+  readonly removals: string[];
   /** E6: phone.register with this identity now; resolves with the `phones` answering it. */
   register(
     extra?: Partial<Extract<PhoneSend, { type: 'phone.register' }>>,
@@ -54,7 +58,10 @@ export type TestPhone = {
   readonly frames: ServerFrame[];
   /** Payloads that failed to open (should stay empty). */
   readonly undecryptable: string[];
+  /** With an identity and a pinned machine key, sealed as `phone.sealed` (E9); else plain. */
   send(message: PhoneSend): void;
+  /** Sent plain (sealed with the room key only), whatever the identity. */
+  sendPlain(message: PhoneSend): void;
   /** Sends an arbitrary sealed object (for unknown types, wrong directions, …). */
   sendSealed(value: object): void;
   sendPayload(payload: string): void;
@@ -81,13 +88,21 @@ export async function makeTestPhone(options: {
   now?: () => number;
   /** E6: a phone with an identity registers after every hello-ok and follows `room.rotate`. */
   identity?: PhoneIdentity;
+  /** E9: send everything plain (a phone from before E9). */
+  plain?: boolean;
 }): Promise<TestPhone> {
   const pairing = parsePairing(options.pairingCode);
   if (!pairing.ok) throw new Error(`bad pairing code: ${pairing.code}`);
   let { roomId, key } = roomKeys(pairing.value.secretBytes);
   const identity = options.identity;
+  // E9: the machine key comes from the code, which is all a phone can trust.
+  if (identity !== undefined && identity.machineBoxKey === undefined) {
+    const pinned = pairing.value.boxKey ? fromBase64Url(pairing.value.boxKey) : null;
+    if (pinned !== null) identity.machineBoxKey = pinned;
+  }
   const moves: string[] = [];
   const rotateFailures: string[] = [];
+  const removals: string[] = [];
   let push: PushSubscriptionJson | undefined;
   const now = options.now ?? Date.now;
   const messages: MachineMessage[] = [];
@@ -97,7 +112,22 @@ export async function makeTestPhone(options: {
   const ws = new WebSocket(options.relayUrl);
   const sendPayload = (payload: string) =>
     ws.send(encodeFrame({ kind: 'msg', room: roomId, payload }));
-  const sendMessage = (m: PhoneSend) => sendPayload(seal({ v: 1, ts: now(), ...m }, key));
+  const sendPlain = (m: PhoneSend) => sendPayload(seal({ v: 1, ts: now(), ...m }, key));
+  const sendMessage = (m: PhoneSend) => {
+    if (identity?.machineBoxKey === undefined || options.plain) return sendPlain(m);
+    const inner = { v: 1, ts: now(), ...m };
+    const text = JSON.stringify(inner);
+    const box = sealPhoneMessage(text, identity.machineBoxKey, identity.boxKeyPair.secretKey);
+    const sealed = {
+      v: 1,
+      type: 'phone.sealed',
+      ts: inner.ts,
+      phoneId: identity.phoneId,
+      message: text,
+      box,
+    };
+    sendPayload(seal(sealed, key));
+  };
 
   function sendRegister(extra: Partial<Extract<PhoneSend, { type: 'phone.register' }>>): string {
     const requestId = extra.requestId ?? crypto.randomUUID();
@@ -116,8 +146,15 @@ export async function makeTestPhone(options: {
   // then join the new room, move push, and forget the old secret.
   function follow(m: MachineMessage): void {
     if (identity === undefined) return;
-    if (m.type === 'machine.status' && m.boxKey !== undefined && !identity.machineBoxKey) {
-      identity.machineBoxKey = decodeBoxKey(m.boxKey) ?? undefined;
+    if (m.type === 'phone.removed' && m.phoneId === identity.phoneId && identity.machineBoxKey) {
+      const r = openPhoneRemoved(
+        m.box,
+        identity.phoneId,
+        identity.machineBoxKey,
+        identity.boxKeyPair.secretKey,
+      );
+      if (r.ok) removals.push(m.box);
+      return;
     }
     if (m.type !== 'room.rotate' || m.phoneId !== identity.phoneId) return;
     if (identity.machineBoxKey === undefined) return void rotateFailures.push('no-pinned-key');
@@ -208,6 +245,7 @@ export async function makeTestPhone(options: {
     identity,
     moves,
     rotateFailures,
+    removals,
     register(extra = {}) {
       if (identity === undefined) throw new Error('this test phone has no identity');
       const from = messages.length;
@@ -233,6 +271,7 @@ export async function makeTestPhone(options: {
     frames,
     undecryptable,
     send: sendMessage,
+    sendPlain,
     sendSealed: (value) => sendPayload(seal(value, key)),
     sendPayload,
     sendFrame: (frame) => ws.send(encodeFrame(frame)),

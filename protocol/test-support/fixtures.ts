@@ -97,6 +97,7 @@ export const MACHINE_MESSAGES = {
     rule: { key: 'run: rm -rf', scopes: ['session'] },
     editable: { label: 'Command', value: 'rm -rf build/' },
     presence: true,
+    risk: { reason: 'recursive-delete' },
   },
   'approval.closed': {
     v: 1,

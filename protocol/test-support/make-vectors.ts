@@ -474,38 +474,140 @@ export function rotateVectors() {
   return { keys, opened, failures };
 }
 
-/** E7: the exact challenge text of a decision and its SHA-256, written out from the rule. */
+/**
+ * E7 + E9: the exact challenge text of a decision and its SHA-256, written out from the rule
+ * (content hashes with node:crypto over the JSON array the rule names).
+ */
 export function presenceVectors() {
   const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  const h = (text: string) => hex(hash(text));
+  const room = 'Zm9vYmFyYmF6cXV4MTIzNA';
+  const run = {
+    tool: 'run',
+    title: 'Run',
+    detail: 'npm test',
+    editable: { label: 'Command', value: 'npm test' },
+  };
+  const write = { tool: 'write', title: 'Write notes/plan.md', detail: '--- a\n+++ b\n+line' };
+  const old = { title: 'Run', detail: 'ls' };
+  const contentOf = (r: {
+    tool?: string;
+    title: string;
+    detail: string;
+    editable?: { value: string };
+  }) =>
+    h(JSON.stringify(['approval', r.tool ?? null, r.title, r.detail, r.editable?.value ?? null]));
   const decisions = [
-    ['a-1', 'allow', 'r-3', TS],
-    ['0190d3f2-7c1e-7a4b-9f00-3c2b1a0e9d8c', 'deny', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 0],
-    [
-      '01J9Z3QK8M5V4R2T7W6X0Y1B3C',
-      'allow',
-      '9b2e1c4d-0f3a-4e5b-8c7d-6a5b4c3d2e1f',
-      9007199254740991,
-    ],
+    { approvalId: 'a-1', decision: 'allow', requestId: 'r-3', ts: TS, request: run },
+    {
+      approvalId: '0190d3f2-7c1e-7a4b-9f00-3c2b1a0e9d8c',
+      decision: 'deny',
+      requestId: 'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+      ts: 0,
+      request: write,
+    },
+    {
+      approvalId: '01J9Z3QK8M5V4R2T7W6X0Y1B3C',
+      decision: 'allow',
+      requestId: '9b2e1c4d-0f3a-4e5b-8c7d-6a5b4c3d2e1f',
+      ts: 9007199254740991,
+      request: old,
+      scope: 'session',
+    },
+    {
+      approvalId: 'a-2',
+      decision: 'allow',
+      requestId: 'r-5',
+      ts: TS,
+      request: run,
+      edited: 'npm test -- --watch=false',
+    },
   ] as const;
   const cases = [
-    ...decisions.map(([approvalId, decision, requestId, ts]) => ({
+    ...decisions.map((d) => ({
       kind: 'decision' as const,
-      approvalId,
-      decision,
-      requestId,
-      ts,
-      text: ['dsh-dispatch/decision', approvalId, decision, requestId, String(ts)].join('\n'),
+      roomId: room,
+      approvalId: d.approvalId,
+      decision: d.decision,
+      requestId: d.requestId,
+      ts: d.ts,
+      request: d.request,
+      ...('scope' in d ? { scope: d.scope } : {}),
+      ...('edited' in d ? { edited: d.edited } : {}),
+      text: [
+        'dsh-dispatch/decision',
+        room,
+        d.approvalId,
+        d.decision,
+        d.requestId,
+        String(d.ts),
+        contentOf(d.request),
+        'scope' in d ? d.scope : '-',
+        'edited' in d ? h(d.edited) : '-',
+      ].join('\n'),
     })),
     ...(
       [
-        ['r-4', TS],
-        ['f47ac10b-58cc-4372-a567-0e02b2c3d479', 1],
+        [
+          'r-4',
+          TS,
+          { prompt: 'fix the build', worktree: true, access: 'full', cwd: '/home/me/app' },
+        ],
+        [
+          'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+          1,
+          { prompt: 'go', worktree: false, access: 'full' },
+        ],
       ] as const
-    ).map(([requestId, ts]) => ({
+    ).map(([requestId, ts, dispatch]) => ({
       kind: 'dispatch' as const,
+      roomId: room,
       requestId,
       ts,
-      text: ['dsh-dispatch/decision', 'dispatch', 'full', requestId, String(ts)].join('\n'),
+      dispatch,
+      text: [
+        'dsh-dispatch/decision',
+        room,
+        'dispatch',
+        'full',
+        requestId,
+        String(ts),
+        h(
+          JSON.stringify([
+            'dispatch',
+            'cwd' in dispatch ? dispatch.cwd : null,
+            dispatch.prompt,
+            dispatch.worktree,
+            dispatch.access,
+          ]),
+        ),
+        '-',
+        '-',
+      ].join('\n'),
+    })),
+    ...(
+      [
+        ['phone.approve', '6f1c1a52-0d8e-4c1e-9f3a-2b1c0d9e8f7a', 'r-6'],
+        ['phone.revoke', '0b4c7d2e-3f1a-4b5c-8d9e-1f2a3b4c5d6e', 'r-7'],
+      ] as const
+    ).map(([action, target, requestId]) => ({
+      kind: 'authority' as const,
+      roomId: room,
+      action,
+      target,
+      requestId,
+      ts: TS,
+      text: [
+        'dsh-dispatch/decision',
+        room,
+        action,
+        target,
+        requestId,
+        String(TS),
+        '-',
+        '-',
+        '-',
+      ].join('\n'),
     })),
   ].map((c) => ({
     ...c,
@@ -532,7 +634,7 @@ export function presenceVectors() {
     { name: 'a fractional ts', approvalId: 'a-1', decision: 'allow', requestId: 'r', ts: 1.5 },
     { name: 'a negative ts', approvalId: 'a-1', decision: 'allow', requestId: 'r', ts: -1 },
     { name: 'an unknown decision', approvalId: 'a-1', decision: 'ok', requestId: 'r', ts: 1 },
-  ];
+  ].map((r) => ({ ...r, roomId: room, content: contentOf(run) }));
   return { cases, refused };
 }
 

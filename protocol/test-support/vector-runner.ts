@@ -13,7 +13,13 @@ import {
   openRoomRotate,
   sealRoomRotate,
 } from '../rotate-box.ts';
-import { decisionChallengeText, dispatchChallengeText } from '../presence.ts';
+import {
+  approvalContentHash,
+  decisionChallengeText,
+  dispatchChallengeText,
+  dispatchContentHash,
+  phoneAuthorityChallengeText,
+} from '../presence.ts';
 import { MAX_PUSH_PAYLOAD_BYTES } from '../limits.ts';
 import messages from '../vectors/messages.json';
 import pushes from '../vectors/push.json';
@@ -212,12 +218,52 @@ function checkRotate(check: Check): void {
   }
 }
 
+type PresenceCase = (typeof presence.cases)[number];
+
+function challengeOf(v: PresenceCase): string | null {
+  // The JSON's union of case shapes is loose; each kind carries its own fields (make-vectors.ts).
+  const c = v as unknown as {
+    approvalId: string;
+    decision: 'allow' | 'deny';
+    request: Parameters<typeof approvalContentHash>[0];
+    scope?: 'once' | 'session' | 'always';
+    edited?: string;
+    dispatch: Parameters<typeof dispatchContentHash>[0];
+    action: 'phone.approve' | 'phone.revoke';
+    target: string;
+  };
+  if (v.kind === 'decision') {
+    return decisionChallengeText({
+      roomId: v.roomId,
+      approvalId: c.approvalId,
+      decision: c.decision,
+      requestId: v.requestId,
+      ts: v.ts,
+      content: approvalContentHash(c.request),
+      ...(c.scope !== undefined ? { scope: c.scope } : {}),
+      ...(c.edited !== undefined ? { edited: c.edited } : {}),
+    });
+  }
+  if (v.kind === 'dispatch') {
+    return dispatchChallengeText({
+      roomId: v.roomId,
+      requestId: v.requestId,
+      ts: v.ts,
+      content: dispatchContentHash(c.dispatch),
+    });
+  }
+  return phoneAuthorityChallengeText({
+    roomId: v.roomId,
+    action: c.action,
+    target: c.target,
+    requestId: v.requestId,
+    ts: v.ts,
+  });
+}
+
 function checkPresence(check: Check): void {
   for (const v of presence.cases) {
-    const text =
-      v.kind === 'decision'
-        ? decisionChallengeText(v.approvalId!, v.decision as 'allow' | 'deny', v.requestId, v.ts)
-        : dispatchChallengeText(v.requestId, v.ts);
+    const text = challengeOf(v as PresenceCase);
     check(
       'presence',
       `${v.kind} ${v.requestId}`,
@@ -225,7 +271,7 @@ function checkPresence(check: Check): void {
     );
   }
   for (const v of presence.refused) {
-    const text = decisionChallengeText(v.approvalId, v.decision as 'allow', v.requestId, v.ts);
+    const text = decisionChallengeText({ ...v, decision: v.decision as 'allow' });
     check('presence-refused', v.name, text !== null ? 'a text was built' : null);
   }
 }

@@ -49,6 +49,9 @@ async function replica(timers: ManualTimers): Promise<RunningRelay> {
     dataDir,
     timers,
     pingIntervalMs: PING_MS,
+    // One slice (P10): a silent phone's first ping comes one interval in, so it is still
+    // connected when the 1.5 × rule shows.
+    pingSlices: 1,
     redis: redis.url,
     redisHeartbeatMs: 200,
     vapidSubject: 'mailto:relay-test@example.com',

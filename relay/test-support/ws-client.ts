@@ -23,12 +23,13 @@ export type TestClient = {
 
 export async function connectClient(
   url: string,
-  opts: { autoPong?: boolean; headers?: Record<string, string> } = {},
+  opts: { autoPong?: boolean; headers?: Record<string, string>; localAddress?: string } = {},
 ): Promise<TestClient> {
   const ws = new WebSocket(url, {
     perMessageDeflate: false,
     autoPong: opts.autoPong ?? true,
     headers: opts.headers ?? {},
+    ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }),
   });
   const queue: Received[] = [];
   let waiter: ((r: Received | null) => void) | null = null;

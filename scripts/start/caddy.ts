@@ -3,6 +3,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { REPO } from './children.ts';
+import { LAN_CA_ID } from './lan-ca.ts';
 
 // deploy/Caddyfile run with Caddy's own local CA (`local_certs`): `npm start -- --lan` puts it in
 // front of the app and the relay on the computer's LAN address (P4), and the TLS e2e test on a
@@ -20,6 +21,12 @@ export type CaddySite = {
   relayUpstream: string;
   /** Caddy's data and config live here (its CA included). */
   home: string;
+  /**
+   * F2, `npm start -- --lan`: listen on these addresses only, and issue from the project's own
+   * name-constrained CA (scripts/start/lan-ca.ts) instead of Caddy's local one. Without it, the
+   * site is the real-domain one (HSTS) on Caddy's local CA (the TLS e2e suite).
+   */
+  lan?: { bind: string[]; caCert: string; caKey: string };
 };
 
 /** Global options for a local CA: never ACME, never the system trust store, no admin port, no
@@ -31,6 +38,26 @@ const LOCAL_OPTIONS = [
   'auto_https disable_redirects',
 ].join('\n');
 
+/** F2: the `dsh_lan` CA with the project's own root; Caddy keeps its intermediate under it. */
+const lanOptions = (caCert: string, caKey: string) =>
+  [
+    'skip_install_trust',
+    'admin off',
+    'auto_https disable_redirects',
+    'pki {',
+    `ca ${LAN_CA_ID} {`,
+    'name "dsh-dispatch LAN"',
+    'root {',
+    'format pem_file',
+    `cert "${caCert}"`,
+    `key "${caKey}"`,
+    '}',
+    '}',
+    '}',
+  ].join('\n');
+
+export const caddyData = (home: string) => path.join(home, 'data');
+
 export function caddyRun(site: CaddySite): {
   command: string;
   args: string[];
@@ -41,12 +68,18 @@ export function caddyRun(site: CaddySite): {
     args: ['run', '--config', CADDYFILE, '--adapter', 'caddyfile'],
     env: {
       HOME: site.home,
-      XDG_DATA_HOME: path.join(site.home, 'data'),
+      XDG_DATA_HOME: caddyData(site.home),
       XDG_CONFIG_HOME: path.join(site.home, 'config'),
       DSH_DOMAIN: site.address,
       DSH_APP_DIR: site.appDir,
       DSH_RELAY_UPSTREAM: site.relayUpstream,
-      DSH_CADDY_OPTIONS: LOCAL_OPTIONS,
+      ...(site.lan
+        ? {
+            DSH_SITE: 'lan',
+            DSH_BIND: [...new Set(site.lan.bind)].join(' '),
+            DSH_CADDY_OPTIONS: lanOptions(site.lan.caCert, site.lan.caKey),
+          }
+        : { DSH_CADDY_OPTIONS: LOCAL_OPTIONS }),
     },
   };
 }

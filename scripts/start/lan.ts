@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -60,8 +61,21 @@ export function caSteps(fingerprint: string): string[] {
     '  iPhone:  open it in Safari, Allow → Settings → General → VPN & Device Management → install the',
     '           profile; then General → About → Certificate Trust Settings → turn on full trust for it.',
     `  Its SHA-256 fingerprint (compare on the phone): ${fingerprint}`,
-    '  Remove it when you are done (same screens). Whoever holds .data/caddy can impersonate sites',
-    '  to a phone that trusts it: keep that folder private.',
+    '  Remove it when you are done (same screens). It vouches for this address only (F2), yet',
+    '  whoever holds .data/caddy can impersonate this address to that phone: keep that folder private.',
+  ];
+}
+
+/** F2: what the CA is good for, and whether the phone must install it (again). */
+export function caValidity(rootFile: string, host: string, issued: boolean): string[] {
+  const until = new Date(new X509Certificate(readFileSync(rootFile)).validTo).toISOString();
+  return [
+    `  It is valid for ${host} only, until ${until.slice(0, 16).replace('T', ' ')} UTC; the next start after that makes a new one.`,
+    ...(issued
+      ? [
+          '  This start made a new CA: install it on the phone (and remove an older dsh-dispatch one).',
+        ]
+      : []),
   ];
 }
 

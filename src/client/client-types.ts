@@ -50,7 +50,10 @@ export const ACT_BLOCKS = {
 export type ActBlock = (typeof ACT_BLOCKS)[keyof typeof ACT_BLOCKS];
 /** EC: the machine never announced the capability this action needs, so nothing is sent. */
 export const NOT_OFFERED = 'not-offered';
-export type ActRefusal = ActBlock | ChoiceRefusal | typeof NOT_OFFERED | PresenceFailure;
+/** E9: a second approval.request reused this id with other content; Allow is refused. */
+export const CONTENT_CONFLICT = 'content-conflict';
+export type ActRefusal =
+  ActBlock | ChoiceRefusal | typeof NOT_OFFERED | typeof CONTENT_CONFLICT | PresenceFailure;
 export type ActResult = { ok: true; requestId: string } | { ok: false; code: ActRefusal };
 
 export type ClientDeps = {
@@ -65,10 +68,17 @@ export type ClientDeps = {
   pushEndpoint?: () => string | undefined;
   /** Called after every hello-ok for a room (the push client re-sends push-subscribe, D7). */
   onJoined?: (roomId: string) => unknown;
+  /** F4: a machine was forgotten; what the push client keeps for its room goes too. */
+  onForgotten?: (roomId: string) => Promise<void> | void;
   /** E6: the name a new pairing gives this phone ("Pixel 8 · Chrome", phone-identity.ts). */
   phoneName?: () => string;
   /** E7: the platform authenticator (webauthn.ts); absent = presence cannot be turned on. */
   authenticator?: Authenticator;
+  /**
+   * A8: resolves once the crypto library is loaded (nacl-on-demand.ts, a lazy chunk in the app);
+   * start() and pair() wait for it before any key is derived. Absent = already there.
+   */
+  loadCrypto?: () => Promise<void>;
 };
 
 export type DispatchInput = {

@@ -75,3 +75,25 @@ describe('U2: drafts survive a reload and an app restart', () => {
     expect((kv.data.get(DRAFTS_INDEX_KEY) as string[]).length).toBe(MAX_DRAFTS);
   });
 });
+
+describe('F4: a forgotten machine leaves no draft', () => {
+  it('F4: forgetRoom removes the machine’s prompt and reply drafts from memory and disk, a pending write included; other machines keep theirs', async () => {
+    const { drafts, kv, clock } = setup();
+    await drafts.load();
+    drafts.set(draftKeys.reply('room-a', 's1'), 'saved reply');
+    drafts.set(draftKeys.prompt('room-a'), 'saved prompt');
+    drafts.set(draftKeys.prompt('room-b'), 'other machine');
+    clock.advance(DRAFT_WRITE_DELAY_MS);
+    await flush();
+    drafts.set(draftKeys.reply('room-a', 's2'), 'typed, not yet written');
+    drafts.forgetRoom('room-a');
+    clock.advance(DRAFT_WRITE_DELAY_MS);
+    await flush();
+    expect([...kv.data.keys()].filter((k) => k.includes('room-a'))).toEqual([]);
+    expect(kv.data.get(DRAFTS_INDEX_KEY)).toEqual([draftKeys.prompt('room-b')]);
+    expect(drafts.get(draftKeys.prompt('room-a'))).toBe('');
+    const again = setup(kv, clock).drafts;
+    await again.load();
+    expect(again.all()).toEqual({ [draftKeys.prompt('room-b')]: 'other machine' });
+  });
+});

@@ -93,6 +93,19 @@ export function makeDrafts(options: {
       put(key, '');
       flush();
     },
+    /** F4: a forgotten machine's prompt and reply drafts go, from memory and from the disk. */
+    forgetRoom(roomId: string) {
+      const mine = (k: string) =>
+        k === draftKeys.prompt(roomId) || k.startsWith(`reply:${roomId}:`);
+      const gone = Object.keys(texts).filter(mine);
+      for (const k of [...dirty].filter(mine)) dirty.delete(k);
+      texts = Object.fromEntries(Object.entries(texts).filter(([k]) => !mine(k)));
+      order = order.filter((k) => !mine(k));
+      for (const k of new Set([...gone, ...order.filter(mine)])) void kv.del(storeKey(k));
+      indexDirty = true;
+      onChange();
+      flush();
+    },
     /** Puts a text that did not get through back in the box, before anything typed since. */
     restore(key: string, text: string) {
       const current = texts[key] ?? '';

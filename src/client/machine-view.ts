@@ -1,16 +1,4 @@
-import type {
-  ApprovalRequest,
-  DecidedBy,
-  DispatchResult,
-  ErrorMessage,
-  MachineMessage,
-  MachineStatus,
-  PhoneEntry,
-  QuestionRequest,
-  RuleEntry,
-  Session,
-  TurnFinal,
-} from '../../protocol/index.ts';
+import { approvalContentHash, type MachineMessage, type Session } from '../../protocol/index.ts';
 import { capRecord, without } from './bounded.ts';
 import {
   closeCard,
@@ -19,67 +7,16 @@ import {
   reopenAllowed,
   type QueuedLookup,
 } from './reconcile.ts';
-import { isStaleFrame, observeFrame, type FrameClock } from './stale-frames.ts';
+import { isStaleFrame, observeFrame } from './stale-frames.ts';
 import { mergePage, type TranscriptView } from './transcript-merge.ts';
+import type { MachineView, TranscriptAsk } from './view-types.ts';
 
 export type { TranscriptView } from './transcript-merge.ts';
+export type { ClosedNote, Ended, MachineView, TranscriptAsk } from './view-types.ts';
 export { openCards, sessionCounts, type OpenCard } from './waiting.ts';
 
 // Everything the phone knows about one paired machine, updated only by the pure functions below
-// so the rules can be tested without a DOM or a socket.
-
-/** How a card ended: the machine's resolution, or the phone's E1 inference (reconcile.ts). */
-export type ClosedNote = {
-  kind: 'approval' | 'question';
-  id: string;
-  resolution: string;
-  sessionId: string;
-  title: string;
-  /** Phone time. */
-  at: number;
-  /** Machine time of the frame that closed it (waiting.ts: explains a stale "waiting" state). */
-  ts: number;
-  /** E1: the decision this phone had queued for the card, never confirmed and now dropped. */
-  undelivered?: 'allow' | 'deny' | 'answer';
-  /** E6: the phone that decided, as the machine said. */
-  by?: DecidedBy;
-};
-
-/** A card that ended, by id ("a:<id>" / "q:<id>"): who ended it and the machine ts of that frame. */
-export type Ended = { by: 'machine' | 'phone'; ts: number };
-
-export type MachineView = {
-  roomId: string;
-  name: string;
-  relay: string;
-  status: MachineStatus | null;
-  statusAt: number | null;
-  sessions: Record<string, Session>;
-  approvals: Record<string, ApprovalRequest>;
-  questions: Record<string, QuestionRequest>;
-  closed: ClosedNote[];
-  finals: Record<string, TurnFinal>;
-  errors: (ErrorMessage & { at: number })[];
-  transcripts: Record<string, TranscriptView>;
-  dispatchResults: Record<string, DispatchResult>;
-  machineOnline: boolean;
-  machineSince: number | null;
-  repairNeeded: boolean;
-  /** When the last message from the machine arrived (offline reading shows "as of hh:mm"). */
-  asOf: number | null;
-  /** True while the view holds only what was saved on this phone, nothing live yet. */
-  fromCache: boolean;
-  /** E1: `machine.status.instance` of the process we talk to, and the ones that went away. */
-  instance: string | null;
-  retired: string[];
-  /** H10: newest machine ts per frame key (stale-frames.ts). */
-  frames: FrameClock;
-  ended: Record<string, Ended>;
-  /** E2: the machine's remembered approvals as its last `rules` said; null = not asked yet. */
-  rules: RuleEntry[] | null;
-  /** E6: the machine's phones as its last `phones` said; null = not heard yet. */
-  phones: PhoneEntry[] | null;
-};
+// so the rules can be tested without a DOM or a socket. Its types live in view-types.ts.
 
 export const MAX_ERRORS_KEPT = 20;
 export { MAX_CLOSED_NOTES_KEPT } from './reconcile.ts';
@@ -117,8 +54,6 @@ export function emptyView(roomId: string, name: string, relay: string): MachineV
   };
 }
 
-/** What a transcript reply was asking for, remembered by requestId. */
-export type TranscriptAsk = { sessionId: string; before?: number };
 export type ApplyContext = { ask?: TranscriptAsk; queued?: QueuedLookup };
 
 /** Keeps the sessions with the newest activity, and the turn summaries of those only. */
@@ -173,14 +108,21 @@ export function applyMessage(
         ...v,
         sessions: { ...v.sessions, [message.session.sessionId]: message.session },
       });
-    case 'approval.request':
+    case 'approval.request': {
       // D8: open requests are re-sent on every join; the id dedupes them.
       if (!reopenAllowed(v.ended[`a:${message.approvalId}`], message.ts)) return view;
+      // E9: an id reused with other content (what a copied code could show) never replaces
+      // what the card shows; the card refuses Allow and says why.
+      const shown = v.approvals[message.approvalId];
+      if (shown && approvalContentHash(shown) !== approvalContentHash(message)) {
+        return { ...v, conflicts: { ...v.conflicts, [message.approvalId]: true } };
+      }
       return {
         ...v,
         approvals: { ...v.approvals, [message.approvalId]: message },
         ended: without(v.ended, `a:${message.approvalId}`),
       };
+    }
     case 'question.request':
       if (!reopenAllowed(v.ended[`q:${message.questionId}`], message.ts)) return view;
       return {

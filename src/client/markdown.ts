@@ -1,4 +1,5 @@
 import { Lexer, type Token, type Tokens } from 'marked';
+import { limitNesting, restoreDelimiters } from './markdown-depth.ts';
 
 // U3.2: the agent's Markdown, read safely. marked (a small, well-kept CommonMark/GFM parser) is
 // used only as a lexer: its tokens are turned into the small tree below, which Solid renders as
@@ -43,7 +44,9 @@ const ENTITIES: Record<string, string> = {
   '&quot;': '"',
   '&#39;': "'",
 };
-const decode = (s: string) => s.replace(/&(?:amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m);
+// F1: every text leaving this module has limitNesting's stand-ins turned back (restoreDelimiters).
+const decode = (s: string) =>
+  restoreDelimiters(s.replace(/&(?:amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m));
 
 function inlines(tokens: readonly Token[] | undefined): Inline[] {
   const out: Inline[] = [];
@@ -70,7 +73,10 @@ function inlines(tokens: readonly Token[] | undefined): Inline[] {
       }
       case 'image': {
         const href = safeHref(String(t.href));
-        const label: Inline = { t: 'text', text: String(t.text) || String(t.href) };
+        const label: Inline = {
+          t: 'text',
+          text: restoreDelimiters(String(t.text) || String(t.href)),
+        };
         out.push(href ? { t: 'link', href, children: [label] } : label);
         break;
       }
@@ -83,7 +89,7 @@ function inlines(tokens: readonly Token[] | undefined): Inline[] {
         break;
       default:
         // Raw HTML and anything this renderer does not know: the literal source text.
-        out.push({ t: 'text', text: String(t.raw) });
+        out.push({ t: 'text', text: restoreDelimiters(String(t.raw)) });
     }
   }
   return out;
@@ -117,11 +123,14 @@ function blocks(tokens: readonly Token[]): Block[] {
       case 'code':
         // A lone fence (the agent opened a block and said nothing in it) is not an empty box.
         if (String(t.text) === '')
-          out.push({ t: 'p', children: [{ t: 'text', text: String(t.raw).trim() }] });
+          out.push({
+            t: 'p',
+            children: [{ t: 'text', text: restoreDelimiters(String(t.raw).trim()) }],
+          });
         else
           out.push({
             t: 'code',
-            text: String(t.text),
+            text: restoreDelimiters(String(t.text)),
             ...(t.lang ? { lang: String(t.lang) } : {}),
           });
         break;
@@ -152,7 +161,7 @@ function blocks(tokens: readonly Token[]): Block[] {
         break;
       default:
         // Block HTML and unknown tokens: shown as the text they are, line breaks kept.
-        out.push({ t: 'code', text: String(t.raw).replace(/\n+$/, '') });
+        out.push({ t: 'code', text: restoreDelimiters(String(t.raw).replace(/\n+$/, '')) });
     }
   }
   return out;
@@ -160,5 +169,6 @@ function blocks(tokens: readonly Token[]): Block[] {
 
 /** GFM, with single line breaks kept as breaks (agents and command output rely on them). */
 export function parseMarkdown(src: string): Block[] {
-  return blocks(Lexer.lex(src, { gfm: true, breaks: true }));
+  // F1: no line opens more than MAX_NESTING quotes and lists (markdown-depth.ts).
+  return blocks(Lexer.lex(limitNesting(src), { gfm: true, breaks: true }));
 }

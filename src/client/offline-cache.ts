@@ -163,6 +163,13 @@ export function makeViewCache(kv: Kv, timers: Timeouts) {
       dirty.delete(roomId);
       const w = written.get(roomId);
       written.delete(roomId);
+      // F4: transcripts the disk lists but this run never loaded go too (read before the deletes
+      // below, which IndexedDB runs after it).
+      const known = new Set(w?.transcripts.keys() ?? []);
+      void kv.get<Partial<Meta>>(metaKey(roomId)).then((m) => {
+        for (const id of Array.isArray(m?.transcripts) ? m.transcripts : [])
+          if (!known.has(id)) void kv.del(transcriptKey(roomId, id));
+      });
       void kv.del(metaKey(roomId));
       void kv.del(sessionsKey(roomId));
       void kv.del(seenKey(roomId));

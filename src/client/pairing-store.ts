@@ -1,4 +1,5 @@
 import {
+  encodeBoxKey,
   fromBase64Url,
   parsePairing,
   parsePairingLink,
@@ -25,8 +26,13 @@ export type PairedMachine = {
   pairedAt: number;
   /** E6: this phone's identity towards the machine; absent on pairings made before E6. */
   phone?: PhoneIdentity;
-  /** E6: the machine's `boxKey`, pinned the first time it was seen (only it may box a rotate). */
+  /**
+   * E6/E9: the machine's box key (standard base64), the only key that may box a `room.rotate`
+   * or a `phone.removed` for this phone. E9: taken from the pairing code only.
+   */
   machineBoxKey?: string;
+  /** E9: `machineBoxKey` came from the pairing code (a key pinned from a status is not trusted). */
+  boxKeyFromCode?: true;
 };
 
 /** E6: "This phone was removed from <machine>"; the secret is already gone. */
@@ -58,6 +64,12 @@ export type PairingStore = {
   dismissRemoved(roomId: string): Promise<void>;
 };
 
+/** E9: the machine key a code carries, as stored (standard base64). */
+function codeKey(pairing: Pairing): Pick<PairedMachine, 'machineBoxKey' | 'boxKeyFromCode'> {
+  const bytes = pairing.boxKey === undefined ? null : fromBase64Url(pairing.boxKey);
+  return bytes === null ? {} : { machineBoxKey: encodeBoxKey(bytes), boxKeyFromCode: true };
+}
+
 /** Reads a pasted code or a `#pair=` link; nothing is stored here. */
 export function readPairingInput(input: string): Result<Pairing, string> {
   const text = input.trim();
@@ -87,6 +99,7 @@ export function makePairingStore(kv: Kv): PairingStore {
         secret: pairing.secret,
         pairedAt: now,
         ...(phone ? { phone } : {}),
+        ...codeKey(pairing),
       };
       const replaced = machines
         .filter(

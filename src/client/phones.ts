@@ -1,8 +1,8 @@
 import {
   decodeBoxKey,
+  openPhoneRemoved,
   openRoomRotate,
   type MachineMessage,
-  type MachineStatus,
   type RotateOpenErrorCode,
   type Result,
   err,
@@ -20,25 +20,26 @@ import { identitySecretKey } from './phone-identity.ts';
 export const phonesOffered = (view: Pick<MachineView, 'status'> | undefined): boolean =>
   view?.status?.capabilities?.phones === true;
 
-/**
- * Whether to send `phone.register` now. A machine that once showed its key (pinned) counts even
- * before its status arrives: a phone that was offline during a revoke comes back to the old
- * room, where the machine answers nothing but `phone.register` (with that phone's rotate).
- */
-export const shouldRegister = (
-  paired: PairedMachine,
-  view: Pick<MachineView, 'status'> | undefined,
-): boolean =>
-  paired.phone !== undefined && (paired.machineBoxKey !== undefined || phonesOffered(view));
+/** E9: the machine key this phone trusts — from the pairing code, never from a status. */
+export const pinnedKey = (paired: PairedMachine): Uint8Array | null =>
+  paired.boxKeyFromCode && paired.machineBoxKey ? decodeBoxKey(paired.machineBoxKey) : null;
 
 /**
- * The key to pin from a status, or null. Only the first key is ever pinned: anyone holding the
- * room secret (the revoked phone too) can join as machine and announce another key.
+ * E9: the machine offers phones but this pairing's code carried no machine key (made before E9,
+ * or by an older machine): no E6/E9 features; the app says "re-pair to protect this machine".
  */
-export function keyToPin(paired: PairedMachine, status: MachineStatus): string | null {
-  if (paired.machineBoxKey !== undefined || status.boxKey === undefined) return null;
-  return decodeBoxKey(status.boxKey) ? status.boxKey : null;
-}
+export const needsProtection = (
+  paired: PairedMachine,
+  view: Pick<MachineView, 'status'> | undefined,
+): boolean => phonesOffered(view) && pinnedKey(paired) === null;
+
+/**
+ * Whether to send `phone.register` now. E9: only with a machine key from the code. A pinned key
+ * counts even before the status arrives: a phone that was offline during a revoke comes back to
+ * the old room, where the machine answers nothing but `phone.register` (with that phone's rotate).
+ */
+export const shouldRegister = (paired: PairedMachine): boolean =>
+  paired.phone !== undefined && pinnedKey(paired) !== null;
 
 export const ROTATE_REFUSALS = {
   notForMe: 'not-for-me',
@@ -59,8 +60,8 @@ export function readRotate(
   if (!phone) return err(ROTATE_REFUSALS.noIdentity, 'This pairing has no phone identity.');
   if (message.phoneId !== phone.phoneId)
     return err(ROTATE_REFUSALS.notForMe, 'The rotate is for another phone.');
-  const machineKey = paired.machineBoxKey ? decodeBoxKey(paired.machineBoxKey) : null;
-  if (!machineKey) return err(ROTATE_REFUSALS.noPinnedKey, 'The machine key was never seen.');
+  const machineKey = pinnedKey(paired);
+  if (!machineKey) return err(ROTATE_REFUSALS.noPinnedKey, 'The pairing code had no machine key.');
   const secretKey = identitySecretKey(phone);
   if (!secretKey) return err('bad-key', 'The stored phone key is damaged.');
   const opened = openRoomRotate(message.box, machineKey, secretKey);
@@ -68,16 +69,33 @@ export function readRotate(
   return ok({ secret: opened.value.secret, relay: opened.value.relay });
 }
 
-/** The machine says this phone is revoked: its own `phones` entry, or a `phone-revoked` error. */
-export function removedBy(paired: PairedMachine, message: MachineMessage): boolean {
-  const phoneId = paired.phone?.phoneId;
-  if (phoneId === undefined) return false;
+/**
+ * E9: what a message says about this phone's pairing. `removed`: a `phone.removed` for this
+ * phone that opens with the pinned machine key — the only proof the pairing may be deleted on.
+ * `claimed`: this phone is said to be revoked (its own `phones` entry, a `phone-revoked` error)
+ * without that proof — anyone with the room secret can say so: a notice, and the pairing stays.
+ */
+export function removalOf(
+  paired: PairedMachine,
+  message: MachineMessage,
+): 'removed' | 'claimed' | null {
+  const phone = paired.phone;
+  if (phone === undefined) return null;
+  if (message.type === 'phone.removed') {
+    if (message.phoneId !== phone.phoneId) return null;
+    const machineKey = pinnedKey(paired);
+    const secretKey = identitySecretKey(phone);
+    if (!machineKey || !secretKey) return 'claimed';
+    return openPhoneRemoved(message.box, phone.phoneId, machineKey, secretKey).ok
+      ? 'removed'
+      : 'claimed';
+  }
   if (message.type === 'phones')
-    return message.phones.some((p) => p.phoneId === phoneId && p.revoked);
+    return message.phones.some((p) => p.phoneId === phone.phoneId && p.revoked) ? 'claimed' : null;
   // A refused phone.revoke says `phone-revoked` about the *target* (revoked already), not us.
-  return (
-    message.type === 'error' &&
+  return message.type === 'error' &&
     message.reason === 'phone-revoked' &&
     message.context !== 'phone.revoke'
-  );
+    ? 'claimed'
+    : null;
 }

@@ -1,6 +1,6 @@
 import type { DecidedBy, MachineStatus, SessionSnapshot } from '../../protocol/index.ts';
 import { touch, without } from './bounded.ts';
-import type { ClosedNote, Ended, MachineView } from './machine-view.ts';
+import type { ClosedNote, Ended, MachineView } from './view-types.ts';
 
 // E1 on the phone: every card shown must still be pending at the machine.
 // - A snapshot with `open` closes every card absent from it ("no longer pending on <machine>").

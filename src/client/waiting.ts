@@ -4,7 +4,7 @@ import type {
   Session,
   SessionState,
 } from '../../protocol/index.ts';
-import type { MachineView } from './machine-view.ts';
+import type { MachineView } from './view-types.ts';
 import { sessionKey } from './stale-frames.ts';
 
 // U1: what waits for the owner, derived in one place from one view, so the inbox list, the

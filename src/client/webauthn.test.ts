@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  approvalContentHash,
   decisionChallengeText,
+  dispatchContentHash,
   dispatchChallengeText,
   encodeBoxKey,
   makeBoxKeyPair,
@@ -8,7 +10,7 @@ import {
   type WebAuthnCredential,
 } from '../../protocol/index.ts';
 import { makeMemoryKv } from './kv.ts';
-import { flush, makeHarness, pairAndJoin, pairingFor } from './test-support/harness.ts';
+import { flush, makeHarness, pairAndJoin, pairingFor, RELAY } from './test-support/harness.ts';
 import {
   challengeOf,
   PRESENCE_CREDENTIAL_KEY,
@@ -55,11 +57,14 @@ async function setup(
   const fake = fakeAuthenticator(options.answer);
   const h = makeHarness({ kv, deps: { authenticator: fake.authenticator, phoneName: () => 'P' } });
   await h.client.start();
-  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairingFor('laptop', 5), {
+  // E9: the machine key comes with the code.
+  const machineKey = makeBoxKeyPair().publicKey;
+  const pairing = pairingFor('laptop', 5, RELAY, machineKey);
+  const { m, ws } = await pairAndJoin(h.client, h.sockets, pairing, {
     type: 'machine.status',
     machine: 'laptop',
     pluginVersion: '1',
-    boxKey: encodeBoxKey(makeBoxKeyPair().publicKey),
+    boxKey: encodeBoxKey(machineKey),
     capabilities: {
       fullAccessDispatch: true,
       questionForwarding: false,
@@ -105,12 +110,15 @@ describe('E7: verified presence before risky decisions', () => {
       clientDataJSON: 'Y2xpZW50',
       signature: 'c2ln',
     });
-    const text = decisionChallengeText(
-      'a1',
-      'allow',
-      sent?.requestId as string,
-      sent?.ts as number,
-    );
+    // E9: the room and what the card showed are signed too.
+    const text = decisionChallengeText({
+      roomId: m.roomId,
+      approvalId: 'a1',
+      decision: 'allow',
+      requestId: sent?.requestId as string,
+      ts: sent?.ts as number,
+      content: approvalContentHash({ title: 'Run', detail: 'rm -rf build' }),
+    });
     expect(fake.challenges).toEqual([toBase64Url(await challengeOf(text ?? ''))]);
   });
 
@@ -154,7 +162,12 @@ describe('E7: verified presence before risky decisions', () => {
     await client.dispatch(m.roomId, { prompt: 'go', worktree: false, access: 'full' });
     await client.dispatch(m.roomId, { prompt: 'go', worktree: false });
     const [full, standard] = sentOf(m.heard(ws), 'dispatch.request');
-    const text = dispatchChallengeText(full?.requestId as string, full?.ts as number);
+    const text = dispatchChallengeText({
+      roomId: m.roomId,
+      requestId: full?.requestId as string,
+      ts: full?.ts as number,
+      content: dispatchContentHash({ prompt: 'go', worktree: false, access: 'full' }),
+    });
     expect(fake.challenges).toEqual([toBase64Url(await challengeOf(text ?? ''))]);
     expect(full).toHaveProperty('presence');
     expect(standard).not.toHaveProperty('presence');

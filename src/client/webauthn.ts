@@ -1,5 +1,10 @@
 import {
+  approvalContentHash,
   decisionChallengeText,
+  dispatchContentHash,
+  phoneAuthorityChallengeText,
+  type ApprovalScope,
+  type PhoneAuthorityAction,
   dispatchChallengeText,
   toBase64,
   toBase64Url,
@@ -51,15 +56,44 @@ export async function challengeOf(text: string): Promise<Uint8Array> {
   return new Uint8Array(digest);
 }
 
-/** The text an assertion signs for an approval decision or a full-access dispatch. */
-export function presenceText(
-  what: { approvalId: string; decision: Decision } | { dispatch: true },
-  requestId: string,
-  ts: number,
-): string | null {
-  return 'dispatch' in what
-    ? dispatchChallengeText(requestId, ts)
-    : decisionChallengeText(what.approvalId, what.decision, requestId, ts);
+/** E9: what the owner saw and chose, bound into the challenge with the room it was shown in. */
+export type PresenceSubject =
+  | {
+      roomId: string;
+      approvalId: string;
+      decision: Decision;
+      request: Parameters<typeof approvalContentHash>[0];
+      scope?: ApprovalScope;
+      edited?: string;
+    }
+  | { roomId: string; dispatch: Parameters<typeof dispatchContentHash>[0] }
+  | { roomId: string; action: PhoneAuthorityAction; target: string };
+
+/** The text an assertion signs for an approval decision or a full-access dispatch (E7, E9). */
+export function presenceText(what: PresenceSubject, requestId: string, ts: number): string | null {
+  if ('action' in what) {
+    return phoneAuthorityChallengeText({
+      roomId: what.roomId,
+      action: what.action,
+      target: what.target,
+      requestId,
+      ts,
+    });
+  }
+  if ('dispatch' in what) {
+    const content = dispatchContentHash(what.dispatch);
+    return dispatchChallengeText({ roomId: what.roomId, requestId, ts, content });
+  }
+  return decisionChallengeText({
+    roomId: what.roomId,
+    approvalId: what.approvalId,
+    decision: what.decision,
+    requestId,
+    ts,
+    content: approvalContentHash(what.request),
+    ...(what.scope !== undefined ? { scope: what.scope } : {}),
+    ...(what.edited !== undefined ? { edited: what.edited } : {}),
+  });
 }
 
 export async function loadCredential(kv: Kv): Promise<WebAuthnCredential | null> {

@@ -1,17 +1,38 @@
-import { ErrorBoundary, Match, Suspense, Switch, createEffect, lazy } from 'solid-js';
+import { ErrorBoundary, Match, Suspense, Switch, createEffect, lazy, onMount } from 'solid-js';
 import { routeHref, type Route } from '../client/router.ts';
+import { loadScreenStrings } from '../i18n/index.ts';
 import { useUi } from './context.tsx';
 import Inbox from './Inbox.tsx';
 import { Header } from './widgets.tsx';
 
-// The inbox is in the first chunk; every other screen is a lazy chunk (size budget).
-const Machine = lazy(() => import('./screens/Machine.tsx'));
-const Session = lazy(() => import('./screens/Session.tsx'));
-const NewSession = lazy(() => import('./screens/NewSession.tsx'));
-const Settings = lazy(() => import('./screens/Settings.tsx'));
-const Pair = lazy(() => import('./screens/Pair.tsx'));
-const Rules = lazy(() => import('./screens/Rules.tsx'));
-const Phones = lazy(() => import('./screens/Phones.tsx'));
+// The inbox is in the first chunk; every other screen is a lazy chunk loaded with its strings
+// (size budget, A8).
+const withStrings =
+  <T,>(load: () => Promise<T>) =>
+  () =>
+    Promise.all([load(), loadScreenStrings()]).then(([screen]) => screen);
+const Machine = lazy(withStrings(() => import('./screens/Machine.tsx')));
+const Session = lazy(withStrings(() => import('./screens/Session.tsx')));
+const NewSession = lazy(withStrings(() => import('./screens/NewSession.tsx')));
+const Settings = lazy(withStrings(() => import('./screens/Settings.tsx')));
+const Pair = lazy(withStrings(() => import('./screens/Pair.tsx')));
+const Rules = lazy(withStrings(() => import('./screens/Rules.tsx')));
+const Phones = lazy(withStrings(() => import('./screens/Phones.tsx')));
+const LAZY_SCREENS = [Machine, Session, NewSession, Settings, Pair, Rules, Phones];
+
+/**
+ * A8: once the page has loaded and is idle, the other screens and their strings load (from the
+ * worker's precache after the first visit), so moving to one draws it at once instead of the
+ * blank "Connecting…" page of the Suspense fallback. (A route change is not a transition that
+ * keeps the old screen meanwhile: its cards would stay tappable under the new screen's URL.)
+ */
+function preloadScreensWhenIdle() {
+  const preload = () => LAZY_SCREENS.forEach((screen) => void screen.preload());
+  const whenIdle = () =>
+    'requestIdleCallback' in window ? requestIdleCallback(preload) : setTimeout(preload, 0);
+  if (document.readyState === 'complete') whenIdle();
+  else window.addEventListener('load', whenIdle, { once: true });
+}
 
 export function App() {
   const ui = useUi();
@@ -24,6 +45,7 @@ export function App() {
     return x.name === 'session' ? `${x.roomId}/${x.sessionId}` : null;
   };
   const session = () => r() as Extract<Route, { name: 'session' }>;
+  onMount(preloadScreensWhenIdle);
   // E6: a screen open on a room this phone just moved out of (room.rotate) follows the move.
   createEffect(() => {
     const x = r();

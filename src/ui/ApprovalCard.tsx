@@ -91,6 +91,11 @@ export function ApprovalCard(props: {
       <Show when={truncated()}>
         <span class="badge warn">{ui.t('card.truncated')}</span>
       </Show>
+      <Show when={props.view.conflicts?.[props.approval.approvalId]}>
+        <p class="why approval-conflict" role="alert">
+          {ui.t('approval.conflict')}
+        </p>
+      </Show>
       <Show
         when={looksLikeDiff(props.approval.detail)}
         fallback={<pre class="detail">{props.approval.detail}</pre>}

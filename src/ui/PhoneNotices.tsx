@@ -11,6 +11,12 @@ export function PhoneNotices() {
       code,
       machine: ui.state().machines.find((m) => m.roomId === roomId)?.name ?? '',
     }));
+  // E9: a removal claimed without the machine's proof: a notice, and the pairing stays.
+  const unproven = () =>
+    ui
+      .state()
+      .machines.filter((m) => m.unprovenRemoval !== undefined)
+      .map((m) => m.name);
   return (
     <>
       <For each={ui.state().removed}>
@@ -32,6 +38,13 @@ export function PhoneNotices() {
                 {ui.t('removed.dismiss')}
               </button>
             </div>
+          </div>
+        )}
+      </For>
+      <For each={unproven()}>
+        {(m) => (
+          <div class="banner warn unproven-removal" role="status">
+            <p>{ui.t('removed.unproven', { machine: m })}</p>
           </div>
         )}
       </For>

@@ -1,9 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { randomUUID } from 'node:crypto';
-import { generateSecret, roomKeys, seal, type ApprovalClosed } from '../../protocol/index.ts';
+import {
+  generateSecret,
+  makeBoxKeyPair,
+  openPhoneMessage,
+  roomKeys,
+  seal,
+  toBase64,
+  toBase64Url,
+  type ApprovalClosed,
+} from '../../protocol/index.ts';
 import { APPROVAL_OUTCOMES } from './outcome.ts';
 import { APPROVAL_CONFIRM_DEADLINE_MS, respondToApproval, type RespondInput } from './respond.ts';
+import { roomsFromPairings } from './rooms.ts';
 import type { Timeouts } from './socket.ts';
 import {
   nodeSocket,
@@ -148,5 +158,57 @@ describe('N4: Allow/Deny from the notification over a short-lived socket', () =>
     await relay.nextMessage();
     relay.sendToPhone({ kind: 'error', code: 'limit', message: 'too many messages' });
     expect((await result).outcome).toBe(APPROVAL_OUTCOMES.notConfirmed);
+  });
+});
+
+describe("E9: an answer from the notification is proven like the app's", () => {
+  it('E9: with the stored identity and the code-pinned machine key the answer goes as phone.sealed, opened by that key', async () => {
+    const { roomId, key } = roomKeys(generateSecret());
+    const relay = await startFakeRelay(key, 1);
+    const machine = makeBoxKeyPair();
+    const phone = makeBoxKeyPair();
+    const proof = {
+      phoneId: 'p-1',
+      phoneSecretKey: phone.secretKey,
+      machineBoxKey: machine.publicKey,
+    };
+    const result = respondToApproval({
+      ...input(relay.url, roomId, key, makeManualTimers()),
+      proof,
+    });
+    const sealed = (await relay.nextMessage()) as unknown as Record<string, string>;
+    expect(sealed).toMatchObject({ type: 'phone.sealed', phoneId: 'p-1' });
+    expect(
+      openPhoneMessage(sealed.box!, sealed.message!, phone.publicKey, machine.secretKey).ok,
+    ).toBe(true);
+    expect(JSON.parse(sealed.message!)).toMatchObject({
+      type: 'approval.respond',
+      approvalId: 'appr-1',
+      phoneId: 'p-1',
+    });
+    relay.sendToPhone(closedMsg(key, roomId, { resolution: 'allow' }));
+    expect((await result).outcome).toBe(APPROVAL_OUTCOMES.allowed);
+  });
+});
+
+describe('E9: the worker reads the proof from the stored pairing', () => {
+  it('E9: a pairing whose key came with the code gives a proof; one pinned otherwise gives none', () => {
+    const machine = makeBoxKeyPair();
+    const phone = makeBoxKeyPair();
+    const entry = {
+      secret: toBase64Url(generateSecret()),
+      relay: 'wss://relay.example',
+      machine: 'laptop',
+      phone: { phoneId: 'p-1', boxSecretKey: toBase64(phone.secretKey) },
+      machineBoxKey: toBase64(machine.publicKey),
+      boxKeyFromCode: true,
+    };
+    expect(roomsFromPairings([entry])[0]?.proof).toEqual({
+      phoneId: 'p-1',
+      phoneSecretKey: phone.secretKey,
+      machineBoxKey: machine.publicKey,
+    });
+    const { boxKeyFromCode: _fromCode, ...pinnedFromStatus } = entry;
+    expect(roomsFromPairings([pinnedFromStatus])[0]).not.toHaveProperty('proof');
   });
 });

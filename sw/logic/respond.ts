@@ -4,11 +4,27 @@ import {
   parseMachineMessage,
   parseServerFrame,
   seal,
+  sealPhoneMessage,
   type ApprovalRespond,
   type Decision,
 } from '../../protocol/index.ts';
 import { APPROVAL_OUTCOMES, outcomeFromMessage, type ApprovalOutcome } from './outcome.ts';
+import type { PhoneProof } from './rooms.ts';
 import { SOCKET_OPEN, type SocketFactory, type Timeouts } from './socket.ts';
+
+/** E9: the message inside this phone's `phone.sealed`, or as it is without a proof. */
+function proven(message: ApprovalRespond, proof: PhoneProof | undefined): object {
+  if (!proof) return message;
+  const text = JSON.stringify(message);
+  return {
+    v: 1,
+    type: 'phone.sealed',
+    ts: message.ts,
+    phoneId: proof.phoneId,
+    message: text,
+    box: sealPhoneMessage(text, proof.machineBoxKey, proof.phoneSecretKey),
+  };
+}
 
 /** N4: how long a notification's Allow/Deny waits for the machine's approval.closed. */
 export const APPROVAL_CONFIRM_DEADLINE_MS = 10_000;
@@ -24,6 +40,8 @@ export type RespondInput = {
   now: () => number;
   randomUUID: () => string;
   deadlineMs?: number;
+  /** E9: with it the answer goes as this phone's `phone.sealed` (the machine acts on no other). */
+  proof?: PhoneProof;
 };
 
 export type RespondResult = {
@@ -70,10 +88,10 @@ export function respondToApproval(input: RespondInput): Promise<RespondResult> {
         requestId,
         approvalId: input.approvalId,
         decision: input.decision,
+        ...(input.proof ? { phoneId: input.proof.phoneId } : {}),
       };
-      socket.send(
-        encodeFrame({ kind: 'msg', room: input.roomId, payload: seal(message, input.key) }),
-      );
+      const payload = seal(proven(message, input.proof), input.key);
+      socket.send(encodeFrame({ kind: 'msg', room: input.roomId, payload }));
       sent = true;
     };
 

@@ -119,6 +119,8 @@ export type PushClient = {
   onSubscriptionChanged(): Promise<void>;
   /** Before a machine is forgotten (while its room is still joined): push-unsubscribe. */
   forget(roomId: string): boolean;
+  /** F4: once a machine is forgotten, nothing of its room stays in this module's state. */
+  forgetStored(roomId: string): Promise<void>;
   pushReceived(roomId: string, activity: PushActivity): void;
   setShowSessionTitle(show: boolean): Promise<void>;
   setLanguage(language: Language): Promise<void>;
@@ -255,6 +257,11 @@ export function makePushClient(deps: PushClientDeps): PushClient {
 
     async start() {
       persisted = { ...INITIAL, ...((await deps.kv.get<Persisted>(PUSH_CLIENT_KEY)) ?? {}) };
+      // F4: stale endpoints of a room forgotten before this module had loaded go too.
+      const paired = new Set(deps.rooms().map((r) => r.roomId));
+      const kept = Object.entries(persisted.staleEndpoints).filter(([r]) => paired.has(r));
+      if (kept.length !== Object.keys(persisted.staleEndpoints).length)
+        await save({ staleEndpoints: Object.fromEntries(kept) });
       const settings = parsePushSettings(await deps.kv.get(PUSH_SETTINGS_KEY));
       const activity = (await deps.kv.get<Record<string, PushActivity>>(PUSH_ACTIVITY_KEY)) ?? {};
       const machines: Record<string, MachinePush> = {};
@@ -370,6 +377,13 @@ export function makePushClient(deps: PushClientDeps): PushClient {
       const { [roomId]: _gone, ...machines } = state.machines;
       set({ machines });
       return sent;
+    },
+
+    async forgetStored(roomId) {
+      const { [roomId]: _gone, ...machines } = state.machines;
+      set({ machines });
+      const { [roomId]: _stale, ...staleEndpoints } = persisted.staleEndpoints;
+      if (_stale) await save({ staleEndpoints });
     },
 
     pushReceived(roomId, activity) {

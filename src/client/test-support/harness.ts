@@ -17,9 +17,16 @@ import { makeSocketFactory, type FakeSocket } from './fakes.ts';
 
 export const RELAY = 'ws://127.0.0.1:9';
 
-export function pairingFor(machine: string, fill: number, relay = RELAY): Pairing {
+/** E9: `boxKey` is the machine key the code carries (absent: a code from before E9). */
+export function pairingFor(
+  machine: string,
+  fill: number,
+  relay = RELAY,
+  boxKey?: Uint8Array,
+): Pairing {
   const secret = toBase64Url(new Uint8Array(32).fill(fill));
-  const parsed = parsePairing(encodePairing({ v: 1, relay, secret, machine }));
+  const key = boxKey ? { boxKey: toBase64Url(boxKey) } : {};
+  const parsed = parsePairing(encodePairing({ v: 1, relay, secret, machine, ...key }));
   if (!parsed.ok) throw new Error(parsed.message);
   return parsed.value;
 }
@@ -58,8 +65,16 @@ export function machineOf(pairing: Pairing) {
     say(ws: FakeSocket, message: Record<string, unknown>) {
       ws.receive({ kind: 'msg', room: roomId, payload: seal({ v: 1, ts: 0, ...message }, key) });
     },
-    /** The phone messages this room received on a socket, decrypted. */
+    /** The phone messages this room received on a socket, decrypted (E9: unwrapped). */
     heard(ws: FakeSocket): Record<string, unknown>[] {
+      return this.heardRaw(ws).map((m) =>
+        m.type === 'phone.sealed'
+          ? (JSON.parse(m.message as string) as Record<string, unknown>)
+          : m,
+      );
+    },
+    /** As they came: E9's `phone.sealed` wrappers included. */
+    heardRaw(ws: FakeSocket): Record<string, unknown>[] {
       return ws
         .frames()
         .filter((f) => f.kind === 'msg' && f.room === roomId)

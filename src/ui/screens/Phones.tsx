@@ -10,6 +10,8 @@ import { MachineSubScreen } from './MachineSubScreen.tsx';
 // The machine sends the list after every change, so a revoke shows by the row turning Revoked.
 export default function Phones(props: { roomId: string }) {
   const ui = useUi();
+  // E9: a pairing whose code carried no machine key gets no identity features.
+  const needsProtection = (roomId: string) => ui.client.needsProtection(roomId);
   const me = () => ui.state().phones[props.roomId];
   const online = () => ui.blocked(props.roomId) === null;
   return (
@@ -24,6 +26,11 @@ export default function Phones(props: { roomId: string }) {
           fallback={<p class="empty">{ui.t('phones.unsupported')}</p>}
         >
           <p class="hint">{ui.t('phones.intro')}</p>
+          <Show when={needsProtection(props.roomId)}>
+            <p class="why protect-hint" role="alert">
+              {ui.t('phones.protect')}
+            </p>
+          </Show>
           <Show
             when={v().phones}
             fallback={
@@ -76,10 +83,12 @@ function PhoneRow(props: {
   const revoke = () => {
     setError(null);
     if (!matches()) return;
-    if (ui.client.revokePhone(props.roomId, props.phone.phoneId)) {
-      setSent(true);
-      setConfirming(false);
-    } else setError(ui.t('phones.notSent'));
+    void ui.client.revokePhone(props.roomId, props.phone.phoneId).then((sentOk) => {
+      if (sentOk) {
+        setSent(true);
+        setConfirming(false);
+      } else setError(ui.t('phones.notSent'));
+    });
   };
   return (
     <li class="phone" data-phone-id={props.phone.phoneId}>
@@ -93,9 +102,24 @@ function PhoneRow(props: {
       <p class="row-sub">
         <Show
           when={props.phone.revoked}
-          fallback={ui.t('phones.lastSeen', { time: ui.time(props.phone.lastSeen) })}
+          fallback={
+            <Show
+              when={props.phone.state === 'pending'}
+              fallback={ui.t('phones.lastSeen', { time: ui.time(props.phone.lastSeen) })}
+            >
+              <strong>{ui.t('phones.pending')}</strong>
+            </Show>
+          }
         >
           <strong>{ui.t('phones.revoked')}</strong>
+        </Show>
+        <Show when={props.phone.fingerprint}>
+          {(fp) => (
+            <>
+              {' · '}
+              {ui.t('phones.fingerprint', { fingerprint: fp() })}
+            </>
+          )}
         </Show>
         <Show when={props.phone.presence}>
           {' · '}
@@ -106,6 +130,9 @@ function PhoneRow(props: {
           {ui.t('phones.shortId', { id: shortId() })}
         </Show>
       </p>
+      <Show when={props.phone.state === 'pending' && !props.mine}>
+        <ApprovePhone roomId={props.roomId} phone={props.phone} />
+      </Show>
       <Show when={!props.phone.revoked && !props.mine}>
         <Show
           when={!sent()}
@@ -167,6 +194,42 @@ function PhoneRow(props: {
       </Show>
       <ErrorAlert message={error()} />
     </li>
+  );
+}
+
+/** E9: lets a waiting phone in; under a presence policy the owner's fingerprint / face signs it. */
+function ApprovePhone(props: { roomId: string; phone: PhoneEntry }) {
+  const ui = useUi();
+  const [sent, setSent] = createSignal(false);
+  const [error, setError] = createSignal<string | null>(null);
+  const approve = async () => {
+    setError(null);
+    if (await ui.client.approvePhone(props.roomId, props.phone.phoneId)) setSent(true);
+    else setError(ui.t('phones.notSent'));
+  };
+  return (
+    <Show
+      when={!sent()}
+      fallback={
+        <p class="chosen" role="status">
+          {ui.t('phones.approving')}
+        </p>
+      }
+    >
+      <p class="hint">{ui.t('phones.approveHint')}</p>
+      <div class="actions">
+        <button
+          type="button"
+          class="btn allow"
+          disabled={ui.blocked(props.roomId) !== null}
+          aria-label={ui.t('phones.approveNamed', { name: props.phone.name })}
+          onClick={() => void approve()}
+        >
+          {ui.t('phones.approve')}
+        </button>
+      </div>
+      <ErrorAlert message={error()} />
+    </Show>
   );
 }
 

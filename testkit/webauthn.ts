@@ -4,7 +4,7 @@ import {
   type PresenceAssertion,
   type WebAuthnAlg,
   type WebAuthnCredential,
-} from '../../protocol/index.ts';
+} from '../protocol/index.ts';
 
 // A software authenticator for E7 tests: a real key pair made here (node:crypto), assertions
 // built byte for byte as a browser and a platform authenticator would, with switches to break
