@@ -116,9 +116,9 @@ export function parseSession(v: unknown): Session {
 function agentUsage(v: unknown): AgentUsage {
   const u = obj(v, 'usage');
   const cost = u.costUsd;
-  if (cost !== undefined && (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0)) {
-    throw new Invalid('usage.costUsd must be a non-negative number');
-  }
+  // NaN and Infinity fail too; the message is short because this runs in the first load (A8).
+  if (cost !== undefined && !(typeof cost === 'number' && cost >= 0 && cost < Infinity))
+    throw new Invalid('bad usage.costUsd');
   return defined({
     inputTokens: int(u, 'inputTokens'),
     outputTokens: int(u, 'outputTokens'),

@@ -94,7 +94,6 @@ export const enFirst = {
   'reason.scope-not-offered': 'The machine does not offer to remember this approval that way.',
   'reason.not-editable': 'This request cannot be changed before it is allowed.',
   'reason.not-running': 'This session is not running, so there is nothing to stop.',
-  'reason.agent-unavailable': 'That agent is not available on this machine.',
   'reason.presence-required': 'Confirm it’s you (fingerprint or face) to allow this.',
   'reason.presence-invalid': 'The fingerprint or face check could not be verified. Try again.',
   'reason.phone-revoked': 'This phone was removed from the machine.',

@@ -95,7 +95,6 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'reason.scope-not-offered': '这台机器不支持按这种方式记住此审批。',
   'reason.not-editable': '此请求不能在允许前修改。',
   'reason.not-running': '此会话没有在运行，无需停止。',
-  'reason.agent-unavailable': '这台机器上没有这个智能体。',
   'reason.presence-required': '需要先验证指纹或面容，才能允许。',
   'reason.presence-invalid': '指纹或面容验证未通过，请重试。',
   'reason.phone-revoked': '此手机已从这台机器移除。',
