@@ -72,6 +72,8 @@ export default tseslint.config(
       'test-results/',
       'playwright-report/',
       'screenshots/',
+      // Written by `codex app-server generate-ts` (the Codex app-server's own protocol types).
+      'machine/agent/codex/generated/',
     ],
   },
   ...tseslint.configs.recommended,

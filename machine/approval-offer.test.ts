@@ -212,3 +212,23 @@ describe('E3: what may be edited', () => {
     expect(approvalOffer(write(`${cwd}/a`), standard).editable).toBeUndefined();
   });
 });
+
+describe("E10: a real agent's request", () => {
+  it("E10: the offer names the agent's own tool; an 'other' request (a read, a fetch) is never remembered nor editable, and its card says it is risky (E11)", () => {
+    expect(approvalOffer({ ...run('npm test'), agentTool: 'Bash' }, standard)).toEqual({
+      tool: 'Bash',
+      rule: { key: 'run: npm test', scopes: ['session'] },
+      editable: { label: 'Command', value: 'npm test' },
+    });
+    expect(approvalOffer({ ...write(`${cwd}/src/a.ts`), agentTool: 'Edit' }, standard)).toEqual({
+      tool: 'Edit',
+      rule: { key: 'write: src/**', scopes: ['session', 'always'] },
+    });
+    expect(
+      approvalOffer(
+        { tool: 'other', agentTool: 'WebFetch', title: 'WebFetch', detail: '{}' },
+        standard,
+      ),
+    ).toEqual({ tool: 'WebFetch', risk: { reason: 'other' } });
+  });
+});

@@ -27,10 +27,24 @@ import { broadKey, FIND_DELETES, FIND_RUNS } from './read-only-commands.ts';
 //   tools, a forced push, and programs that run another program.
 // A risky request has no key, so no rule can ever match it.
 
-/** What the agent asks approval for; paths are absolute. */
-export type ApprovalAsk =
-  | { tool: 'run'; title: string; detail: string; command: string }
-  | { tool: 'write'; title: string; detail: string; path: string };
+/**
+ * What the agent asks approval for; paths are absolute. E10: `agentTool` is a real agent's own
+ * tool name (`Bash`, `Edit`…), sent as `tool` (rules are kept per that name); `other` is any
+ * tool that is neither a command nor a write (a read outside the folder, a fetch…): never
+ * remembered, never editable.
+ */
+export type ApprovalAsk = { agentTool?: string } & (
+  | {
+      tool: 'run';
+      title: string;
+      detail: string;
+      command: string;
+      /** E3: `false` when the agent cannot run an edited command (Codex). */
+      editable?: false;
+    }
+  | { tool: 'write'; title: string; detail: string; path: string }
+  | { tool: 'other'; title: string; detail: string }
+);
 
 export type ApprovalOffer = {
   tool: string;
@@ -137,16 +151,21 @@ export function writeKey(file: string, cwd: string): string | null {
 /** What a request of this session is classed as: its key, or why it is risky. */
 export function classify(ask: ApprovalAsk, ctx: OfferContext): Classified {
   if (ctx.access === 'full') return { risk: 'full-access' };
+  if (ask.tool === 'other') return { risk: 'other' };
   return ask.tool === 'run'
     ? classifyCommand(ask.command, ctx.cwd)
     : classifyWrite(ask.path, ctx.cwd);
 }
 
 export function approvalOffer(ask: ApprovalAsk, ctx: OfferContext): ApprovalOffer {
-  const offer: ApprovalOffer = { tool: ask.tool };
+  const offer: ApprovalOffer = { tool: ask.agentTool ?? ask.tool };
   // E3: the command line, when it can be carried whole (it is what will run, so never clamped);
   // its JSON form is bounded too, so the request always fits the envelope beside its detail.
-  if (ask.tool === 'run' && utf8ByteLength(JSON.stringify(ask.command)) <= MAX_EDITABLE_BYTES) {
+  if (
+    ask.tool === 'run' &&
+    ask.editable !== false &&
+    utf8ByteLength(JSON.stringify(ask.command)) <= MAX_EDITABLE_BYTES
+  ) {
     offer.editable = { label: 'Command', value: ask.command };
   }
   const c = classify(ask, ctx);

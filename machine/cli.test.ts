@@ -22,6 +22,16 @@ describe('CLI', () => {
       '--re-pair',
       '--push-answer-window-ms',
       '2500',
+      '--agent',
+      'claude',
+      '--agent',
+      'mock',
+      '--agent',
+      'claude',
+      '--claude-path',
+      '/opt/claude',
+      '--codex-path',
+      '/opt/codex',
     ]);
     expect(r).toEqual({
       ok: true,
@@ -37,7 +47,21 @@ describe('CLI', () => {
         rePair: true,
         verbose: false,
         pushAnswerWindowMs: 2500,
+        // E10: in order, no repeats; the first is the default.
+        agents: ['claude', 'mock'],
+        claudePath: '/opt/claude',
+        codexPath: '/opt/codex',
       },
+    });
+  });
+
+  it('E10: no --agent means the scripted one; an unknown agent is refused with bad-agent', () => {
+    const none = parseCli(['--relay', 'ws://x']);
+    expect(none.ok && !none.help && none.options.agents).toEqual(['mock']);
+    expect(parseCli(['--relay', 'ws://x', '--agent', 'gpt'])).toEqual({
+      ok: false,
+      code: 'bad-agent',
+      message: '--agent must be mock, claude or codex: gpt',
     });
   });
 

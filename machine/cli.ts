@@ -12,7 +12,7 @@ export const DEFAULT_STATE_DIR = '.data/machine';
 
 export const HELP_TEXT = `Usage: npm run machine -- --relay <ws(s)://host:port> [options]
 
-The mock machine: the machine side of dsh-dispatch wire v1 with a scripted agent.
+The machine side of dsh-dispatch wire v1: runs a scripted agent, Claude Code or Codex (--agent).
 
 Options:
   --relay <url>          relay to connect to (ws:// or wss://), required
@@ -34,6 +34,12 @@ Options:
                          chosen enrolled device is connected, tools run on it (see docs/device.md)
   --device <id>          with several devices enrolled, the one tools run on (default: the one
                          enrolled last)
+  --agent <name>         an agent phones may start: mock (the scripted one), claude (Claude
+                         Code) or codex (Codex); repeat for more, the first is the default
+                         (none given: mock). Each is checked at start; one that is missing is
+                         said and left out, the machine runs with the rest (E10)
+  --claude-path <file>   the claude binary (default: claude on PATH, else the packaged one)
+  --codex-path <file>    the codex binary (default: codex on PATH, else the packaged one)
   --verbose              at an interactive terminal, also print the relay's, phones' and
                          devices' comings and goings (a pipe or a file always gets every line)
   --help                 this text
@@ -58,7 +64,15 @@ export type CliOptions = {
   /** `--device`: the enrolled device tools run on; absent = the one enrolled last (H6). */
   device?: string;
   verbose: boolean;
+  /** E10: `--agent`, in order, no repeats; the first is the default. */
+  agents: AgentName[];
+  claudePath?: string;
+  codexPath?: string;
 };
+
+/** E10: the agents `--agent` can name. */
+export const AGENT_NAMES = { mock: 'mock', claude: 'claude', codex: 'codex' } as const;
+export type AgentName = (typeof AGENT_NAMES)[keyof typeof AGENT_NAMES];
 
 export type CliResult =
   | { ok: true; help: true }
@@ -73,7 +87,8 @@ export type CliResult =
         | 'bad-device-lane-port'
         | 'bad-device'
         | 'bad-push-answer-window'
-        | 'bad-require-presence';
+        | 'bad-require-presence'
+        | 'bad-agent';
       message: string;
     };
 
@@ -105,6 +120,9 @@ export function parseCli(argv: readonly string[]): CliResult {
         device: { type: 'string' },
         verbose: { type: 'boolean' },
         'push-answer-window-ms': { type: 'string' },
+        agent: { type: 'string', multiple: true },
+        'claude-path': { type: 'string' },
+        'codex-path': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -165,10 +183,24 @@ export function parseCli(argv: readonly string[]): CliResult {
       message: `--require-presence must be none, risky or all: ${presence}`,
     };
   }
+  const agents: AgentName[] = [];
+  for (const a of values.agent ?? ['mock']) {
+    if (!isMember(AGENT_NAMES, a)) {
+      return {
+        ok: false,
+        code: 'bad-agent',
+        message: `--agent must be mock, claude or codex: ${a}`,
+      };
+    }
+    if (!agents.includes(a)) agents.push(a);
+  }
   return {
     ok: true,
     help: false,
     options: {
+      agents,
+      ...(values['claude-path'] !== undefined ? { claudePath: values['claude-path'] } : {}),
+      ...(values['codex-path'] !== undefined ? { codexPath: values['codex-path'] } : {}),
       relay: values.relay,
       name: values.name ?? os.hostname(),
       roots: values.root ?? [],

@@ -1,5 +1,6 @@
 import type { CompactPushFields, DecidedBy, MachineMessage } from '../protocol/index.ts';
 import type { UpdateScheduler } from './activity.ts';
+import type { Agents } from './agent/registry.ts';
 import type { Log } from './log.ts';
 import type { Pending } from './pending.ts';
 import type { PresenceGate } from './presence-gate.ts';
@@ -30,4 +31,6 @@ export type Core = {
   readonly presence: PresenceGate;
   /** E9: the current room's id, which every presence challenge names. */
   roomId(): string;
+  /** E10: the agents this machine offers. */
+  readonly agents: Agents;
 };

@@ -66,6 +66,16 @@ export async function runDispatch(
     );
   }
   if (m.prompt.trim() === '') return refuse('dispatch-failed', 'the prompt is empty');
+  // E10: an agent this machine does not offer is refused before anything is made for it.
+  const agent = m.agent ?? core.agents.default;
+  if (agent === undefined || core.agents.get(agent) === undefined) {
+    return refuse(
+      'agent-unavailable',
+      agent === undefined
+        ? 'no agent can start on this machine'
+        : `agent "${agent}" is not available here (offered: ${core.agents.names.join(', ') || 'none'})`,
+    );
+  }
   const cwd = await checkCwd(m.cwd, deps.roots);
   if (!cwd.ok) return refuse(cwd.reason, cwd.message);
   let runIn = cwd.cwd;
@@ -92,11 +102,12 @@ export async function runDispatch(
     access,
     now: now(),
     ...(worktree ? { worktree } : {}),
+    agent,
   });
   core.log(
     'info',
     'dispatched',
-    `session ${s.sessionId.slice(0, 8)} in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
+    `session ${s.sessionId.slice(0, 8)} (${agent}) in ${runIn}${access === 'full' ? ' with FULL ACCESS' : ''}`,
   );
   turns.start(s, m.prompt);
   return {

@@ -86,6 +86,7 @@ export function makeMachineHandle(deps: {
         dispatched: false,
         access: 'standard',
         now: timers.now(),
+        ...(core.agents.default !== undefined ? { agent: core.agents.default } : {}),
       });
       turns.start(s, prompt);
       return s.sessionId;

@@ -22,6 +22,8 @@ export type StatusFacts = {
   instance: string;
   /** E6: the machine's public box key, standard base64. */
   boxKey: string;
+  /** E10: the agents it offers, default first. */
+  agents: readonly string[];
 };
 
 /** machine.status with every capability this machine has (E2–E4, E6; E7 when a policy is set). */
@@ -40,6 +42,7 @@ export const statusMessage = (f: StatusFacts, ts: number): MachineMessage => ({
     interrupt: true,
     phones: true,
     ...(f.presence ? { presence: f.presence } : {}),
+    agents: [...f.agents],
   },
   ...(f.pushReceipt ? { pushReceipt: f.pushReceipt } : {}),
   instance: f.instance,

@@ -10,6 +10,7 @@ import type {
   QuestionItem,
   Session,
 } from '../protocol/index.ts';
+import type { AgentProvider } from './agent/agent.ts';
 import type { Log } from './log.ts';
 import type { OpenApproval, OpenQuestion } from './pending.ts';
 import type { PresencePolicy } from './presence-gate.ts';
@@ -36,6 +37,11 @@ export type MachineOptions = {
   /** Reconnect jitter. */
   random?: () => number;
   backoff?: BackoffProfile;
+  /**
+   * E10: the agents this machine offers, already checked (main.ts checks each `--agent`), the
+   * default first; absent = the scripted agent only.
+   */
+  agents?: readonly AgentProvider[];
   /** Where tools run; default: the local host over the allowed roots. */
   toolHost?: ToolHostProvider;
   approvalTimeoutMs?: number;

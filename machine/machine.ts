@@ -47,6 +47,7 @@ import { makeTranscripts } from './transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './tool-host.ts';
 import { makeTurns } from './turns.ts';
+import { makeAgents } from './agent/registry.ts';
 
 export { MachineStartError } from './machine-types.ts';
 export type {
@@ -101,6 +102,11 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     now: () => timers.now(),
   });
   const seen = makeSeenRequests(store, { now: () => timers.now() });
+  const agents = makeAgents(options.agents);
+  // E10: a session whose agent keeps its own conversation (a native id) and is offered here can
+  // take a reply after a restart: the reply resumes it.
+  for (const s of sessions.list())
+    if (s.nativeId !== undefined && agents.get(s.agent) !== undefined) s.live = true;
   /** E1: a new id for every process start, so a phone can tell a restart from a reconnect. */
   const instance = randomUUID();
 
@@ -222,6 +228,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     decidedBy: (phoneId) => identity.by(phoneId),
     presence,
     roomId: () => rooms.current().roomId,
+    agents,
   };
   const turns = makeTurns(core);
   const identity = makePhoneIdentity({
@@ -242,6 +249,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
         pushReceipt: receipts.current(),
         instance,
         boxKey: encodeBoxKey(boxKeyPair.publicKey),
+        agents: agents.names,
       },
       timers.now(),
     );

@@ -1,4 +1,5 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
+import { agentsFromCli } from './agent/from-cli.ts';
 import { HELP_TEXT, parseCli } from './cli.ts';
 import { attachDesk } from './desk.ts';
 import { startLaneForCli } from './device-cli.ts';
@@ -35,6 +36,12 @@ const log = interactive
   ? deskLog((line) => terminal.print(line, true), { verbose: o.verbose })
   : consoleLog;
 
+// E10: each --agent is checked before the machine starts; a missing one is said and left out.
+const agents = await agentsFromCli(o);
+for (const line of agents.lines) process.stderr.write(`machine: ${line.text}\n`);
+if (agents.providers.length === 0)
+  process.stderr.write('machine: no agent can start here: every dispatch will be refused\n');
+
 let machine;
 let lane;
 try {
@@ -49,6 +56,7 @@ try {
     requirePresence: o.requirePresence,
     rePair: o.rePair,
     log,
+    agents: agents.providers,
     ...(o.pushAnswerWindowMs !== undefined ? { pushAnswerWindowMs: o.pushAnswerWindowMs } : {}),
     ...(lane !== null ? { toolHost: lane.link.provider } : {}),
   });
@@ -88,6 +96,11 @@ terminal.print(
   machine.allowedRoots.length > 0
     ? `Phones may dispatch into: ${machine.allowedRoots.join(', ')}${o.allowFullAccess ? ' (full access allowed)' : ''}`
     : 'Dispatch is off: no --root given.',
+);
+terminal.print(
+  agents.providers.length > 0
+    ? `Agents: ${agents.providers.map((p) => p.name).join(', ')} (default: ${agents.providers[0]!.name})`
+    : 'Agents: none could start (see above).',
 );
 if (lane !== null) terminal.print(lane.banner());
 terminal.print('Type "help" for desk commands.\n');

@@ -172,6 +172,11 @@ export function makePending(options: {
       closeApproval(approvalId, { resolution: 'local', allowed: allow }),
     answer: (questionId: string, answers: QuestionAnswer[], by: 'phone' | 'local') =>
       closeQuestion(questionId, { resolution: by, answers }),
+    /** E10: the agent withdrew its own request (it no longer waits for it): the card closes. */
+    withdrawApproval: (approvalId: string) =>
+      closeApproval(approvalId, { resolution: 'superseded', allowed: false }),
+    withdrawQuestion: (questionId: string) =>
+      closeQuestion(questionId, { resolution: 'cancelled' }),
     /** The session moved on (steered, stopped): its open asks end without a decision. */
     dropSession(sessionId: string): void {
       for (const a of [...approvals.values()]) {

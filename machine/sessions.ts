@@ -5,11 +5,14 @@ import {
   MAX_TITLE_CHARS,
   SESSION_STATES,
   type AccessLevel,
+  type AgentUsage,
   type Session,
   type SessionState,
 } from '../protocol/index.ts';
 import { EMPTY_TRAIL, trailForWire, type StepTrail } from './steps.ts';
 import { statement } from '../device/lane/sqlite.ts';
+import type { AgentSession } from './agent/agent.ts';
+import { MOCK_AGENT } from './agent/mock/provider.ts';
 import type { Store } from './store.ts';
 import type { TranscriptStore, Transcripts } from './transcript.ts';
 
@@ -44,6 +47,13 @@ export type SessionRecord = {
   /** Steering messages that arrived while a turn ran; each starts the next turn. */
   readonly queued: string[];
   readonly worktree?: { path: string; branch: string };
+  /** E10: the agent running it, what it reported, and its own session id (kept for resume). */
+  readonly agent: string;
+  model?: string;
+  usage?: AgentUsage;
+  nativeId?: string;
+  /** The agent's open session while the machine holds one (none after a restart until a reply). */
+  agentSession: AgentSession | null;
 };
 
 /**
@@ -73,6 +83,9 @@ export function toWireSession(s: SessionRecord): Session {
   };
   if (s.activity !== undefined) wire.activity = s.activity;
   if (s.trail.entries.length > 0) Object.assign(wire, trailForWire(s.trail));
+  wire.agent = s.agent;
+  if (s.model !== undefined) wire.model = s.model;
+  if (s.usage !== undefined) wire.usage = s.usage;
   return wire;
 }
 
@@ -89,7 +102,21 @@ type Row = {
   steps: string;
   worktree_path: string | null;
   worktree_branch: string | null;
+  agent: string | null;
+  model: string | null;
+  usage: string | null;
+  native_id: string | null;
 };
+
+function parseUsage(json: string | null): AgentUsage | undefined {
+  if (json === null) return undefined;
+  try {
+    const u = JSON.parse(json) as AgentUsage;
+    return typeof u.inputTokens === 'number' && typeof u.outputTokens === 'number' ? u : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function parseTrail(json: string): StepTrail {
   try {
@@ -115,11 +142,13 @@ export function makeSessionStore(o: {
   const q = {
     upsert: db.prepare(
       `INSERT INTO sessions (session_id, title, cwd, root, state, last_activity, created_at,
-         dispatched, access, steps, worktree_path, worktree_branch)
+         dispatched, access, steps, worktree_path, worktree_branch, agent, model, usage, native_id)
        VALUES (@session_id, @title, @cwd, @root, @state, @last_activity, @created_at,
-         @dispatched, @access, @steps, @worktree_path, @worktree_branch)
+         @dispatched, @access, @steps, @worktree_path, @worktree_branch, @agent, @model, @usage,
+         @native_id)
        ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, state = excluded.state,
-         last_activity = excluded.last_activity, steps = excluded.steps`,
+         last_activity = excluded.last_activity, steps = excluded.steps, model = excluded.model,
+         usage = excluded.usage, native_id = excluded.native_id`,
     ),
     all: statement<[], Row>(db, 'SELECT * FROM sessions'),
     remove: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
@@ -142,6 +171,10 @@ export function makeSessionStore(o: {
         steps: JSON.stringify(s.trail),
         worktree_path: s.worktree?.path ?? null,
         worktree_branch: s.worktree?.branch ?? null,
+        agent: s.agent,
+        model: s.model ?? null,
+        usage: s.usage === undefined ? null : JSON.stringify(s.usage),
+        native_id: s.nativeId ?? null,
       });
     });
 
@@ -167,6 +200,11 @@ export function makeSessionStore(o: {
       ...(r.worktree_path !== null && r.worktree_branch !== null
         ? { worktree: { path: r.worktree_path, branch: r.worktree_branch } }
         : {}),
+      agent: r.agent ?? MOCK_AGENT,
+      ...(r.model !== null ? { model: r.model } : {}),
+      ...(parseUsage(r.usage) !== undefined ? { usage: parseUsage(r.usage)! } : {}),
+      ...(r.native_id !== null ? { nativeId: r.native_id } : {}),
+      agentSession: null,
     };
     if (record.state === 'running' || record.state === 'awaiting_approval') {
       record.state = 'error';
@@ -205,6 +243,8 @@ export function makeSessionStore(o: {
       access: AccessLevel;
       now: number;
       worktree?: { path: string; branch: string };
+      /** E10: absent = the scripted agent. */
+      agent?: string;
     }): SessionRecord {
       const sessionId = randomUUID();
       const record: SessionRecord = {
@@ -224,6 +264,8 @@ export function makeSessionStore(o: {
         turn: null,
         queued: [],
         ...(fields.worktree !== undefined ? { worktree: fields.worktree } : {}),
+        agent: fields.agent ?? MOCK_AGENT,
+        agentSession: null,
       };
       sessions.set(sessionId, record);
       save(record);

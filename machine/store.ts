@@ -51,6 +51,12 @@ const MIGRATIONS: readonly string[] = [
   // E9: a phone is approved or pending (waits for the owner). Phones kept from before E9 were let
   // in under E6 and stay approved.
   `ALTER TABLE phones ADD COLUMN state TEXT NOT NULL DEFAULT 'approved';`,
+  // E10: which agent runs a session, the model and usage it reported, and the agent's own session
+  // id (Claude's session_id, Codex's thread id) a reply after a restart resumes.
+  `ALTER TABLE sessions ADD COLUMN agent TEXT;
+   ALTER TABLE sessions ADD COLUMN model TEXT;
+   ALTER TABLE sessions ADD COLUMN usage TEXT;
+   ALTER TABLE sessions ADD COLUMN native_id TEXT;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -1,12 +1,11 @@
 import type { QuestionItem } from '../protocol/index.ts';
-import { demoSteps, parseScript, type ScriptStep } from './agent/script.ts';
-import {
-  runTurn,
-  type AgentAnswer,
-  type AgentQuestion,
-  type ApprovalAnswer,
-  type Refusal,
-} from './agent/runner.ts';
+import type {
+  AgentAnswers,
+  AgentQuestion,
+  ApprovalAnswer,
+  Refusal,
+  TurnOutcome,
+} from './agent/agent.ts';
 import { clampApprovalTitle, clampDetail, clampItems, clampSummary } from './outbound.ts';
 import type { Core } from './core.ts';
 import type { ApprovalOutcome } from './pending.ts';
@@ -16,10 +15,11 @@ import { rootOf } from './cwd-guard.ts';
 import { reportingHost } from './tool-errors.ts';
 import type { SessionRecord } from './sessions.ts';
 
-// One turn of one session: the prompt becomes a user transcript entry, the scripted agent runs
-// (its approvals and questions go to the pending registry, its tools to the ToolHost), and the
+// One turn of one session: the prompt becomes a user transcript entry, the session's agent runs
+// behind the E10 seam (machine/agent/agent.ts) — its approvals and questions go to the pending
+// registry, its tools to the ToolHost (the mock) or its own process (a real agent) — and the
 // turn ends with `turn.final` (plus `error` when it failed). Steps are cleared when a new turn
-// starts, not when it ends.
+// starts, not when it ends. Nothing here knows which agent runs.
 
 export type Turns = ReturnType<typeof makeTurns>;
 
@@ -37,20 +37,6 @@ export function refusalOf(o: ApprovalOutcome): ApprovalAnswer {
   return o.message !== undefined && why === 'denied'
     ? { allowed: false, why, message: o.message }
     : { allowed: false, why };
-}
-
-async function stepsFor(
-  core: Core,
-  session: SessionRecord,
-  prompt: string,
-): Promise<ScriptStep[] | string> {
-  const parsed = parseScript(prompt);
-  if (!parsed.ok) return parsed.message;
-  if (parsed.script) return parsed.steps;
-  const listing = await core.host().listDir(session.cwd);
-  const files = listing.ok ? listing.value.filter((e) => e.kind === 'file').map((e) => e.name) : [];
-  const first = files.find((f) => /^readme/i.test(f)) ?? files[0] ?? null;
-  return demoSteps(first);
 }
 
 export function makeTurns(core: Core) {
@@ -100,13 +86,19 @@ export function makeTurns(core: Core) {
     s.activity = undefined;
     s.transcript.append('user', prompt, core.timers.now());
     setState(s, 'running');
-    let outcome;
-    const steps = await stepsFor(core, s, prompt);
-    if (typeof steps === 'string') {
-      s.transcript.append('assistant', steps, core.timers.now());
-      outcome = { ok: false, summary: steps, placeholder: false, close: false };
+    const provider = core.agents.get(s.agent);
+    let outcome: TurnOutcome;
+    if (provider === undefined) {
+      const said = `The agent "${s.agent}" is not available on this machine now.`;
+      s.transcript.append('assistant', said, core.timers.now());
+      outcome = { ok: false, summary: said, placeholder: false, close: false };
     } else {
-      outcome = await runTurn(steps, {
+      s.agentSession ??= provider.open({
+        cwd: s.cwd,
+        access: s.access,
+        ...(s.nativeId !== undefined ? { resume: s.nativeId } : {}),
+      });
+      outcome = await s.agentSession.runTurn(prompt, {
         cwd: s.cwd,
         signal: abort.signal,
         host: () =>
@@ -120,7 +112,22 @@ export function makeTurns(core: Core) {
               sessionId: s.sessionId,
             }),
           ),
-        approve: async (ask) => {
+        usage: (u) => {
+          s.usage = u;
+          core.scheduler.stateChanged(s.sessionId);
+        },
+        model: (name) => {
+          if (s.model === name) return;
+          s.model = name;
+          core.scheduler.stateChanged(s.sessionId);
+        },
+        nativeSession: (id) => {
+          if (s.nativeId === id) return;
+          // Written at once (one SQLite transaction): a restart right after still resumes it.
+          s.nativeId = id;
+          core.sessions.save(s);
+        },
+        approve: async (ask, cleared) => {
           const context = {
             cwd: s.cwd,
             access: s.access,
@@ -139,7 +146,11 @@ export function makeTurns(core: Core) {
             offer,
           );
           setState(s, 'awaiting_approval');
+          const withdraw = () => core.pending.withdrawApproval(approval.approvalId);
+          if (cleared?.aborted) withdraw();
+          else cleared?.addEventListener('abort', withdraw, { once: true });
           const o = await decided;
+          cleared?.removeEventListener('abort', withdraw);
           if (s.turn === abort) setState(s, 'running');
           if (o.allowed && o.edited !== undefined) {
             // E3: the transcript keeps both, so nobody wonders what actually ran; E11: and says
@@ -153,26 +164,34 @@ export function makeTurns(core: Core) {
           }
           return refusalOf(o);
         },
-        ask: async (q: AgentQuestion): Promise<AgentAnswer> => {
-          const item: QuestionItem = {
-            id: 'q1',
-            prompt: q.prompt,
+        ask: async (questions: AgentQuestion[], cleared?: AbortSignal): Promise<AgentAnswers> => {
+          const items: QuestionItem[] = questions.map((q, n) => ({
+            id: `q${n + 1}`,
+            prompt: q.header !== undefined ? `${q.header}: ${q.prompt}` : q.prompt,
             options: q.options.map((label, i) => ({ id: String(i + 1), label })),
             multiSelect: q.multiSelect,
             allowFreeText: q.allowFreeText,
-          };
-          const { outcome: answered } = core.pending.openQuestion(s.sessionId, clampItems([item]));
+          }));
+          const { question, outcome: answered } = core.pending.openQuestion(
+            s.sessionId,
+            clampItems(items),
+          );
           setState(s, 'awaiting_approval');
+          const withdraw = () => core.pending.withdrawQuestion(question.questionId);
+          if (cleared?.aborted) withdraw();
+          else cleared?.addEventListener('abort', withdraw, { once: true });
           const o = await answered;
+          cleared?.removeEventListener('abort', withdraw);
           if (s.turn === abort) setState(s, 'running');
           if (!('answers' in o)) return { ok: false, why: o.resolution };
-          const a = o.answers.find((x) => x.itemId === item.id);
-          const labels = (a?.optionIds ?? []).map(
-            (id) => item.options.find((opt) => opt.id === id)?.label ?? id,
-          );
-          return a?.freeText !== undefined
-            ? { ok: true, labels, freeText: a.freeText }
-            : { ok: true, labels };
+          const choices = items.map((item) => {
+            const a = o.answers.find((x) => x.itemId === item.id);
+            const labels = (a?.optionIds ?? []).map(
+              (id) => item.options.find((opt) => opt.id === id)?.label ?? id,
+            );
+            return a?.freeText !== undefined ? { labels, freeText: a.freeText } : { labels };
+          });
+          return { ok: true, choices };
         },
         toolStarted: (tool) => {
           s.trail = addStep(s.trail, tool);
@@ -200,6 +219,8 @@ export function makeTurns(core: Core) {
     }
     s.turn = null;
     s.activity = undefined;
+    // E10: an agent that died while a card waited leaves nobody to act on it: it closes.
+    core.pending.dropSession(s.sessionId);
     if (outcome.close) s.live = false;
     // E4: a stop the human asked for is not a failure of the session: it waits for the next
     // message, and its turn.final says why it ended.
@@ -279,6 +300,8 @@ export function makeTurns(core: Core) {
         new Promise((r) => (timer = setTimeout(r, graceMs))),
       ]);
       clearTimeout(timer);
+      // E10: no agent process outlives the machine (each close ends its process tree).
+      await Promise.allSettled(core.sessions.list().map((s) => s.agentSession?.close()));
     },
     /** session.message: a new turn now, or after the running one ends. */
     steer(s: SessionRecord, text: string): void {
@@ -308,6 +331,8 @@ export function makeTurns(core: Core) {
       s.live = false;
       s.queued.length = 0;
       s.turn?.abort('the session was closed');
+      void s.agentSession?.close();
+      s.agentSession = null;
       core.pending.dropSession(s.sessionId);
       core.scheduler.stateChanged(s.sessionId);
       if (core.rules.endSession(s.sessionId)) core.rulesChanged();

@@ -408,4 +408,38 @@ describe('the scripted agent over the wire', () => {
     expect(Buffer.byteLength(final.summary)).toBeLessThanOrEqual(4096);
     expect(final.summary.endsWith('…[truncated]')).toBe(true);
   });
+
+  it('E10: the machine announces its agents (the scripted one by default); a dispatch naming another is refused with agent-unavailable and makes no session; naming mock runs it', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const status = await phone.waitFor(is('machine.status'));
+    expect(status.capabilities?.agents).toEqual(['mock']);
+    const from = phone.messages.length;
+    phone.send({
+      type: 'dispatch.request',
+      requestId: 'e10-unknown-agent',
+      prompt: 'say: hi',
+      worktree: false,
+      agent: 'claude',
+    });
+    const refused = await phone.waitFor(
+      (m) => m.type === 'dispatch.result' && m.requestId === 'e10-unknown-agent',
+      5000,
+      from,
+    );
+    expect(refused).toMatchObject({ ok: false, reason: 'agent-unavailable' });
+    expect(w.machine.sessions()).toEqual([]);
+    phone.send({
+      type: 'dispatch.request',
+      requestId: 'e10-mock-agent',
+      prompt: 'say: hi',
+      worktree: false,
+      agent: 'mock',
+    });
+    const ok = await phone.waitFor(
+      (m) => m.type === 'dispatch.result' && m.requestId === 'e10-mock-agent',
+    );
+    expect(ok).toMatchObject({ ok: true });
+    expect(w.machine.sessions()[0]).toMatchObject({ agent: 'mock' });
+  });
 });

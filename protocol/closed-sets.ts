@@ -195,6 +195,8 @@ export const REASON_CODES = {
   'identity-required': 'identity-required',
   /** E9: the phone waits for the owner to approve it (or too many phones wait already). */
   'phone-pending': 'phone-pending',
+  /** E10: `dispatch.request.agent` names an agent this machine does not offer. */
+  'agent-unavailable': 'agent-unavailable',
 } as const;
 export type ReasonCode = Member<typeof REASON_CODES>;
 

@@ -20,7 +20,12 @@ export type Capabilities = {
   phones: boolean;
   /** E7: which decisions need verified presence. */
   presence?: PresenceRequirement;
+  /** E10: the agents this machine can start, its default first; absent = the scripted one. */
+  agents?: string[];
 };
+
+/** E10: an agent's own counts for a session so far. */
+export type AgentUsage = { inputTokens: number; outputTokens: number; costUsd?: number };
 
 /** E2: what a remembered decision for this request would match, and the scopes offered for it. */
 export type ApprovalRule = {

@@ -39,6 +39,11 @@ export const MAX_RULE_KEY_CHARS = 512;
 export const MAX_PATH_CHARS = 4096;
 /** E2: entries of a `rules` message. */
 export const MAX_RULES = 256;
+/** E10: an agent's name (`claude`, `codex`, `mock`) and a model's name. */
+export const MAX_AGENT_NAME_CHARS = 64;
+export const MAX_MODEL_CHARS = 128;
+/** E10: agents a machine may announce. */
+export const MAX_AGENTS = 16;
 /** E3: `editable.value` and `approval.respond.edited` (extensions: "≤ 4 KiB"), UTF-8 bytes. */
 export const MAX_EDITABLE_BYTES = 4 * 1024;
 /** E11: `approval.respond.message`, what the owner tells the agent with a deny (code points). */

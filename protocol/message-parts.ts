@@ -25,8 +25,9 @@ import {
   type Fields,
 } from './check.ts';
 import { reasonCode } from './extension-parts.ts';
-import { MAX_TOOL_CHARS } from './limits.ts';
+import { MAX_AGENT_NAME_CHARS, MAX_AGENTS, MAX_MODEL_CHARS, MAX_TOOL_CHARS } from './limits.ts';
 import type {
+  AgentUsage,
   Capabilities,
   OpenCards,
   QuestionAnswer,
@@ -67,6 +68,8 @@ export function capabilities(v: unknown): Capabilities {
     interrupt: optBool(c, 'interrupt') ?? false,
     phones: optBool(c, 'phones') ?? false,
     presence: c.presence === undefined ? undefined : oneOf(c, 'presence', PRESENCE_REQUIREMENTS),
+    agents:
+      c.agents === undefined ? undefined : strings(c, 'agents', MAX_AGENTS, MAX_AGENT_NAME_CHARS),
   });
 }
 
@@ -105,6 +108,23 @@ export function parseSession(v: unknown): Session {
     steps: o.steps === undefined ? undefined : list(o, 'steps', MAX_STEPS, step),
     stepCount: optInt(o, 'stepCount'),
     ended: o.ended === undefined ? undefined : reasonCode(o.ended, 'ended'),
+    agent: optStr(o, 'agent', MAX_AGENT_NAME_CHARS),
+    model: optStr(o, 'model', MAX_MODEL_CHARS),
+    usage: o.usage === undefined ? undefined : agentUsage(o.usage),
+  });
+}
+
+/** E10: counts are non-negative integers; a cost is a finite non-negative number of dollars. */
+function agentUsage(v: unknown): AgentUsage {
+  const u = obj(v, 'usage');
+  const cost = u.costUsd;
+  // NaN and Infinity fail too; the message is short because this runs in the first load (A8).
+  if (cost !== undefined && !(typeof cost === 'number' && cost >= 0 && cost < Infinity))
+    throw new Invalid('bad usage.costUsd');
+  return defined({
+    inputTokens: int(u, 'inputTokens'),
+    outputTokens: int(u, 'outputTokens'),
+    costUsd: cost as number | undefined,
   });
 }
 

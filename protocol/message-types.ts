@@ -11,6 +11,7 @@ import type {
 } from './closed-sets.ts';
 import type {
   ApprovalRisk,
+  AgentUsage,
   ApprovalRule,
   Capabilities,
   DecidedBy,
@@ -49,6 +50,12 @@ export type Session = {
   stepCount?: number;
   /** E11: the session can take no more messages, and why (SESSION_END_REASONS or other). */
   ended?: { reason: string };
+  /** E10: the agent running the session (`claude`, `codex`, `mock`). */
+  agent?: string;
+  /** E10: the model the agent reported. */
+  model?: string;
+  /** E10: the agent's own token counts (and cost) for the session so far. */
+  usage?: AgentUsage;
 };
 
 export type QuestionOption = { id: string; label: string; description?: string };
@@ -195,6 +202,8 @@ export type DispatchRequest = Base<'dispatch.request'> &
     access?: AccessLevel;
     /** E7: the assertion over `dispatchChallengeText` (needed for `access: 'full'`). */
     presence?: PresenceAssertion;
+    /** E10: which of `capabilities.agents` runs it; absent = the machine's default. */
+    agent?: string;
   };
 export type TranscriptGet = Base<'transcript.get'> &
   FromPhone & {

@@ -25,6 +25,7 @@ import {
   presenceAssertion,
   webauthnCredential,
 } from './extension-parts.ts';
+import { MAX_AGENT_NAME_CHARS } from './limits.ts';
 import { MAX_QUESTION_ITEMS, answer, base, type Parser } from './message-parts.ts';
 import type { ApprovalRespond, PhoneMessage } from './message-types.ts';
 
@@ -94,6 +95,7 @@ export const PHONE_PARSERS: {
       worktree: bool(o, 'worktree'),
       access: o.access as 'standard' | 'full' | undefined,
       presence: presence(o),
+      agent: optStr(o, 'agent', MAX_AGENT_NAME_CHARS),
     });
   },
   'transcript.get': (o) =>

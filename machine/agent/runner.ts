@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ScriptStep } from './script.ts';
-import type { ApprovalAsk } from '../approval-offer.ts';
+import { outcomeOf, type AgentContext, type Refusal, type TurnOutcome } from './agent.ts';
 import type { ToolHost } from '../tool-host.ts';
 
 // Runs one turn of the scripted agent. Everything that reaches a human (approvals, questions,
@@ -19,48 +19,16 @@ export type ToolName = (typeof TOOL_NAMES)[keyof typeof TOOL_NAMES];
 export const RUN_TIMEOUT_MS = 120_000;
 const OUTPUT_IN_SUMMARY_CHARS = 400;
 
-export type AgentQuestion = {
-  prompt: string;
-  options: string[];
-  multiSelect: boolean;
-  allowFreeText: boolean;
-};
-/** Why a tool did not run or a question has no answer: the human's deny, or no decision. */
-export const REFUSALS = { denied: 'denied', expired: 'expired', cancelled: 'cancelled' } as const;
-export type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS];
-
-/** What the human chose: option labels and/or free text; or why there is no answer. */
-export type AgentAnswer =
-  { ok: true; labels: string[]; freeText?: string } | { ok: false; why: Refusal };
-/**
- * Only an explicit allow (phone, desk, or a rule the human made, E2) runs the tool; never a
- * timeout. `edited` (E3): the command the human changed it to, which runs instead.
- */
-export type ApprovalAnswer =
-  { allowed: true; edited?: string } | { allowed: false; why: Refusal; message?: string };
-
-export type AgentContext = {
-  readonly cwd: string;
-  readonly signal: AbortSignal;
-  host(): ToolHost;
-  approve(ask: ApprovalAsk): Promise<ApprovalAnswer>;
-  ask(question: AgentQuestion): Promise<AgentAnswer>;
-  toolStarted(tool: ToolName): void;
-  /** `refused`: the tool did not run (or the question got no answer), and why. */
-  toolFinished(refused?: Refusal): void;
-  assistant(text: string): void;
-  sleep(ms: number): Promise<void>;
-};
-
-export type TurnOutcome = {
-  ok: boolean;
-  summary: string;
-  /** Set when the summary is a placeholder rather than agent text. */
-  placeholder: boolean;
-  close: boolean;
-};
-
-export const NO_TEXT_SUMMARY = 'The agent ended the turn without a reply.';
+export {
+  NO_TEXT_SUMMARY,
+  REFUSALS,
+  type AgentAnswer,
+  type AgentContext,
+  type AgentQuestion,
+  type ApprovalAnswer,
+  type Refusal,
+  type TurnOutcome,
+} from './agent.ts';
 
 /**
  * An agent's Write tool creates the folders a new file needs; the host's writeFile (like the
@@ -100,12 +68,8 @@ export async function runTurn(
   const abs = (p: string) => path.resolve(ctx.cwd, p);
   /** What became of each write this turn: `written`, or why it was not (the demo's ending). */
   const writes = new Map<string, string>();
-  const done = (ok: boolean, close: boolean): TurnOutcome => {
-    const text = summary.join('\n').trim();
-    return text === ''
-      ? { ok, summary: NO_TEXT_SUMMARY, placeholder: true, close }
-      : { ok, summary: text, placeholder: false, close };
-  };
+  const done = (ok: boolean, close: boolean): TurnOutcome =>
+    outcomeOf(ok, summary.join('\n'), close);
 
   const stopped = (): TurnOutcome => {
     const why: unknown = ctx.signal.reason;
@@ -217,10 +181,11 @@ export async function runTurn(
       }
       case 'ask': {
         ctx.toolStarted('ask');
-        const a = await ctx.ask(step);
+        const a = await ctx.ask([step]);
         ctx.toolFinished(a.ok ? undefined : a.why);
         if (a.ok) {
-          const parts = [...a.labels, ...(a.freeText !== undefined ? [a.freeText] : [])];
+          const c = a.choices[0] ?? { labels: [] };
+          const parts = [...c.labels, ...(c.freeText !== undefined ? [c.freeText] : [])];
           note(`Asked "${step.prompt}": ${parts.join(', ') || '(no answer)'}`);
         } else {
           note(`Asked "${step.prompt}": no answer (${a.why})`);

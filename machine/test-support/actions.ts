@@ -7,6 +7,7 @@ import {
   type PhoneSealed,
 } from '../../protocol/index.ts';
 import { makeIdentityGate } from '../identity-gate.ts';
+import { makeAgents } from '../agent/registry.ts';
 import { makeUpdateScheduler } from '../activity.ts';
 import type { Core } from '../core.ts';
 import { makeLocalToolHost } from '../local-tool-host.ts';
@@ -64,6 +65,7 @@ export function setupActions(
     decidedBy: (id) => identity.by(id),
     presence,
     roomId: () => TEST_ROOM_ID,
+    agents: makeAgents(),
   };
   const machineKeys = makeBoxKeyPair();
   const identity = makePhoneIdentity({

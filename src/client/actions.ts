@@ -131,6 +131,7 @@ export function makeActions(options: {
           worktree: input.worktree,
           ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
           ...(input.access === 'full' ? { access: 'full' } : {}),
+          ...(input.agent !== undefined ? { agent: input.agent } : {}),
         },
         dispatchNeedsPresence(views.get(roomId)?.status?.capabilities?.presence, input.access)
           ? identity.presenceFor({

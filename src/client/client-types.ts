@@ -86,4 +86,6 @@ export type DispatchInput = {
   cwd?: string;
   worktree: boolean;
   access?: AccessLevel;
+  /** E10: one of the machine's `capabilities.agents`; absent = its default. */
+  agent?: string;
 };

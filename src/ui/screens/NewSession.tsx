@@ -19,6 +19,10 @@ export default function NewSession(props: { roomId?: string }) {
   const roots = () => view()?.status?.allowedRoots;
   const [cwd, setCwd] = createSignal('');
   const [worktree, setWorktree] = createSignal(false);
+  // E10: offered only when the machine announces more than one agent; its first is the default.
+  const agents = () => view()?.status?.capabilities?.agents ?? [];
+  const [agent, setAgent] = createSignal('');
+  const chosenAgent = () => (agents().includes(agent()) ? agent() : undefined);
   // U2: the prompt is a draft per machine, kept on this phone until the machine accepted it.
   const draftKey = () => draftKeys.prompt(roomId());
   const prompt = () => ui.state().drafts[draftKey()] ?? '';
@@ -87,6 +91,7 @@ export default function NewSession(props: { roomId?: string }) {
       worktree: worktree(),
       ...(folder !== '' ? { cwd: folder } : {}),
       ...(full() && fullOffered() ? { access: 'full' as const } : {}),
+      ...(agents().length > 1 && chosenAgent() !== undefined ? { agent: chosenAgent()! } : {}),
     });
     if (sent.ok) setRequestId(sent.requestId);
     else setError(ui.t(`block.${sent.code}`));
@@ -141,6 +146,17 @@ export default function NewSession(props: { roomId?: string }) {
                   </select>
                 </label>
               </Show>
+            </Show>
+            <Show when={agents().length > 1}>
+              <label class="field">
+                <span>{ui.t('new.agent')}</span>
+                <select
+                  value={chosenAgent() ?? agents()[0]}
+                  onChange={(ev) => setAgent(ev.currentTarget.value)}
+                >
+                  <For each={agents()}>{(a) => <option value={a}>{a}</option>}</For>
+                </select>
+              </label>
             </Show>
             <label class="check">
               <input

@@ -1,4 +1,5 @@
 import { For, Show } from 'solid-js';
+import { agentLine } from '../../client/agent-line.ts';
 import { openCards } from '../../client/machine-view.ts';
 import { refusesMessage } from '../../client/outbox.ts';
 import { routeHref } from '../../client/router.ts';
@@ -88,6 +89,14 @@ export default function SessionScreen(props: {
                       {ui.t('session.cwd')}
                       <code>{s().cwd}</code>
                     </p>
+                    <Show when={agentLine(s())}>
+                      {(line) => (
+                        <p class="cwd">
+                          {ui.t('session.agent')}
+                          <code>{line()}</code>
+                        </p>
+                      )}
+                    </Show>
                     <Steps session={s()} />
                   </section>
                 )}

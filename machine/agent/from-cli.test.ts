@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentsFromCli } from './from-cli.ts';
+
+// E10: each --agent is checked at start; a missing one is said plainly and left out, and the
+// machine runs with the rest (the first that passed is the default).
+
+describe('E10: the agents the machine starts with', () => {
+  it('E10: a missing claude is said plainly and left out; the machine runs with the rest', async () => {
+    const missing = path.join('/nonexistent', 'claude');
+    const r = await agentsFromCli({ agents: ['claude', 'mock'], claudePath: missing });
+    expect(r.providers.map((p) => p.name)).toEqual(['mock']);
+    expect(r.lines).toEqual([
+      {
+        agent: 'claude',
+        ok: false,
+        text: `claude: --claude-path ${missing} is not an executable file`,
+      },
+      { agent: 'mock', ok: true, text: expect.stringMatching(/^mock: ready — /) },
+    ]);
+  });
+
+  it('E10: a codex binary that does not run is said plainly and left out', async () => {
+    const r = await agentsFromCli({ agents: ['codex'], codexPath: '/nonexistent/codex' });
+    expect(r.providers).toEqual([]);
+    expect(r.lines[0]).toMatchObject({ agent: 'codex', ok: false });
+    expect(r.lines[0]!.text).toMatch(/^codex: \/nonexistent\/codex did not run .*--codex-path$/);
+  });
+});
