@@ -49,9 +49,9 @@ function script(...replies: FakeReply[]): FakeRequest[] {
 
 function session(resume?: string, more: Partial<Parameters<typeof makeCodexSession>[0]> = {}) {
   const s = makeCodexSession({
-    ...more,
     cwd: home.work,
     access: 'standard',
+    ...more,
     extraArgs: CODEX_TEST_ARGS,
     env: home.env,
     ...(resume !== undefined ? { resume } : {}),
@@ -149,6 +149,17 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(existsSync(path.join(home.work, 'made by codex.txt'))).toBe(true);
     expect(r.events).toContain('started exec_command');
     expect(outcome).toMatchObject({ ok: true, summary: 'All done.' });
+  });
+
+  it('E10: full access never turns approvals off — a command Codex would run unasked in its danger-full-access sandbox still comes to the phone, and a deny keeps it from running', async () => {
+    home = makeCodexHome(fake);
+    script({ kind: 'call', name: 'exec_command', args: { cmd: 'touch full-access.txt' } });
+    const r = recorder(() => ({ allowed: false, why: 'denied' }));
+    const outcome = await session(undefined, { access: 'full' }).runTurn('make a file', r.ctx);
+    expect(r.asks).toHaveLength(1);
+    expect(r.asks[0]!.tool === 'exec_command' && r.asks[0]!.command).toBe('touch full-access.txt');
+    expect(existsSync(path.join(home.work, 'full-access.txt'))).toBe(false);
+    expect(outcome).toMatchObject({ ok: true });
   });
 
   it('E10: a declined command does not run, and the turn goes on (decline, never cancel)', async () => {

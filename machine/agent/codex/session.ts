@@ -20,20 +20,29 @@ import type { TurnStartResponse } from './generated/v2/TurnStartResponse.ts';
 // A Codex session: one thread, driven through `codex app-server`. The process starts on the
 // first turn (`thread/start`, or `thread/resume` when a thread id was stored); a turn that fails
 // or is stopped past its backstop ends the process, and the next turn starts a new one that
-// resumes the thread. Approvals are always asked (`on-request`) and the sandbox follows the
-// session's access level; nothing here ever bypasses either.
+// resumes the thread. Approvals are always asked (`on-request`, `untrusted` under full access) and
+// the sandbox follows the session's access level; nothing here ever bypasses either.
 
 /** Stop (E4): how long `turn/interrupt` may take before the process is killed. */
 export const INTERRUPT_BACKSTOP_MS = 3_000;
 /** Stop (E4): a command the turn started gets this long after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 500;
 
-/** The sandbox per dispatch access level; the approval policy is always `on-request`. */
+/** The sandbox per dispatch access level. */
 export const SANDBOX_BY_ACCESS: Record<AccessLevel, SandboxMode> = {
   standard: 'workspace-write',
   full: 'danger-full-access',
 };
-const APPROVAL_POLICY: AskForApproval = 'on-request';
+/**
+ * E10: full access never turns approvals off, for any agent. Under `danger-full-access` Codex's
+ * `on-request` asks nothing at all (seen with 0.171.0), so `full` asks under `untrusted`: every
+ * command Codex does not know to be read-only comes to the phone. Codex calls `untrusted`
+ * deprecated; when it goes, full access for Codex must go with it, not start asking less.
+ */
+export const APPROVAL_POLICY_BY_ACCESS: Record<AccessLevel, AskForApproval> = {
+  standard: 'on-request',
+  full: 'untrusted',
+};
 
 /** `request_user_input` is off by default in 0.171; questions need it (E10). */
 export const APP_SERVER_ARGS = ['app-server', '--enable', 'default_mode_request_user_input'];
@@ -81,7 +90,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
 
   const threadParams = {
     cwd: o.cwd,
-    approvalPolicy: APPROVAL_POLICY,
+    approvalPolicy: APPROVAL_POLICY_BY_ACCESS[o.access],
     sandbox: SANDBOX_BY_ACCESS[o.access],
   };
 
