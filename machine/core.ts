@@ -1,13 +1,13 @@
 import type { CompactPushFields, DecidedBy, MachineMessage } from '../protocol/index.ts';
-import type { UpdateScheduler } from './activity.ts';
+import type { UpdateScheduler } from './sessions/activity.ts';
 import type { Agents } from './agent/registry.ts';
 import type { Log } from './log.ts';
-import type { Pending } from './pending.ts';
-import type { PresenceGate } from './presence-gate.ts';
-import type { Rules } from './rules.ts';
-import type { SessionStore } from './sessions.ts';
+import type { Pending } from './approvals/pending.ts';
+import type { PresenceGate } from './phones/presence-gate.ts';
+import type { Rules } from './approvals/rules.ts';
+import type { SessionStore } from './sessions/sessions.ts';
 import type { Timers } from './timers.ts';
-import type { ToolHost } from './tool-host.ts';
+import type { ToolHost } from './links/tool-host.ts';
 
 /** What the parts of a running machine share. */
 export type Core = {

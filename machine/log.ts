@@ -1,4 +1,4 @@
-import { terminalSafe } from './terminal-text.ts';
+import { terminalSafe } from './desk/terminal-text.ts';
 
 // What the machine tells its operator. Lines carry ids and codes, never secrets, payloads,
 // prompts or command output (the pairing code is shown once by main.ts, on purpose, not here).

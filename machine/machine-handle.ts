@@ -1,14 +1,14 @@
 import { type MachineEvents, type MachineHandle } from './machine-types.ts';
 import type { Core } from './core.ts';
-import { clampApprovalTitle, clampDetail, clampItems } from './outbound.ts';
-import type { Outbox } from './outbox.ts';
-import { checkAnswers } from './pending.ts';
-import type { PhoneIdentity } from './phone-identity.ts';
-import { toEntry, type Phones } from './phones.ts';
-import type { PushReceipts } from './push-receipts.ts';
-import type { Rooms } from './rooms.ts';
-import { toWireSession } from './sessions.ts';
-import type { Turns } from './turns.ts';
+import { clampApprovalTitle, clampDetail, clampItems } from './wire/outbound.ts';
+import type { Outbox } from './wire/outbox.ts';
+import { checkAnswers } from './approvals/pending.ts';
+import type { PhoneIdentity } from './phones/phone-identity.ts';
+import { toEntry, type Phones } from './phones/phones.ts';
+import type { PushReceipts } from './links/push-receipts.ts';
+import type { Rooms } from './links/rooms.ts';
+import { toWireSession } from './sessions/sessions.ts';
+import type { Turns } from './sessions/turns.ts';
 
 // The in-process machine's handle (machine-types.ts): what the desk, scripts and tests use.
 // createMachine (machine.ts) wires the parts; this only reads and drives them.

@@ -12,11 +12,11 @@ import type {
 } from '../protocol/index.ts';
 import type { AgentProvider } from './agent/agent.ts';
 import type { Log } from './log.ts';
-import type { OpenApproval, OpenQuestion } from './pending.ts';
-import type { PresencePolicy } from './presence-gate.ts';
+import type { OpenApproval, OpenQuestion } from './approvals/pending.ts';
+import type { PresencePolicy } from './phones/presence-gate.ts';
 import type { Timers } from './timers.ts';
-import type { ToolHostProvider } from './tool-host.ts';
-import type { StoredEntry } from './transcript.ts';
+import type { ToolHostProvider } from './links/tool-host.ts';
+import type { StoredEntry } from './sessions/transcript.ts';
 
 // The in-process machine's options and handle (createMachine in machine.ts).
 

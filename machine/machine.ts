@@ -9,10 +9,10 @@ import {
   type MachineMessage,
   type RuleEntry,
 } from '../protocol/index.ts';
-import { makeUpdateScheduler } from './activity.ts';
+import { makeUpdateScheduler } from './sessions/activity.ts';
 import type { Core } from './core.ts';
-import { resolveRoots } from './cwd-guard.ts';
-import { makeLocalToolHost } from './local-tool-host.ts';
+import { resolveRoots } from './dispatch/cwd-guard.ts';
+import { makeLocalToolHost } from './links/local-tool-host.ts';
 import { consoleLog } from './log.ts';
 import {
   MachineStartError,
@@ -20,33 +20,33 @@ import {
   type MachineHandle,
   type MachineOptions,
 } from './machine-types.ts';
-import { makePending } from './pending.ts';
-import { loadOrCreateBoxKey } from './box-key.ts';
-import { makePhoneActions } from './phone-actions.ts';
-import { makePhoneIdentity } from './phone-identity.ts';
-import { makePhones } from './phones.ts';
-import { makeIdentityGate } from './identity-gate.ts';
-import { makePresenceGate } from './presence-gate.ts';
-import { makeInbound } from './inbound.ts';
+import { makePending } from './approvals/pending.ts';
+import { loadOrCreateBoxKey } from './phones/box-key.ts';
+import { makePhoneActions } from './wire/phone-actions.ts';
+import { makePhoneIdentity } from './phones/phone-identity.ts';
+import { makePhones } from './phones/phones.ts';
+import { makeIdentityGate } from './phones/identity-gate.ts';
+import { makePresenceGate } from './phones/presence-gate.ts';
+import { makeInbound } from './wire/inbound.ts';
 import { makeMachineHandle } from './machine-handle.ts';
 import {
   approvalRequest,
   joinMessages,
   questionRequest,
   statusMessage,
-} from './machine-messages.ts';
-import { makeOutbox } from './outbox.ts';
-import { makePushReceipts } from './push-receipts.ts';
-import type { RelayLinkEvents } from './relay-link.ts';
-import { makeRooms } from './rooms.ts';
-import { makeRules } from './rules.ts';
-import { makeSeenRequests } from './seen-requests.ts';
-import { makeSessionStore, toWireSession } from './sessions.ts';
-import { openStore } from './store.ts';
-import { makeTranscripts } from './transcript.ts';
+} from './wire/machine-messages.ts';
+import { makeOutbox } from './wire/outbox.ts';
+import { makePushReceipts } from './links/push-receipts.ts';
+import type { RelayLinkEvents } from './links/relay-link.ts';
+import { makeRooms } from './links/rooms.ts';
+import { makeRules } from './approvals/rules.ts';
+import { makeSeenRequests } from './wire/seen-requests.ts';
+import { makeSessionStore, toWireSession } from './sessions/sessions.ts';
+import { openStore } from './sessions/store.ts';
+import { makeTranscripts } from './sessions/transcript.ts';
 import { realTimers, type TimerHandle } from './timers.ts';
-import type { ToolHost, ToolHostProvider } from './tool-host.ts';
-import { makeTurns } from './turns.ts';
+import type { ToolHost, ToolHostProvider } from './links/tool-host.ts';
+import { makeTurns } from './sessions/turns.ts';
 import { makeAgents } from './agent/registry.ts';
 
 export { MachineStartError } from './machine-types.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shellQuote } from './device-link.ts';
+import { shellQuote } from './links/device-link.ts';
 import { EVIL, startHostileRelay } from './test-support/hostile-relay.ts';
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
 import { nodeCommand } from '../testkit/bundles.ts';

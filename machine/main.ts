@@ -1,14 +1,14 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
 import { agentsFromCli } from './agent/from-cli.ts';
-import { HELP_TEXT, parseCli } from './cli.ts';
-import { attachDesk } from './desk.ts';
-import { startLaneForCli } from './device-cli.ts';
+import { HELP_TEXT, parseCli } from './desk/cli.ts';
+import { attachDesk } from './desk/desk.ts';
+import { startLaneForCli } from './links/device-cli.ts';
 import { consoleLog, deskLog } from './log.ts';
 import { createMachine, MachineStartError } from './machine.ts';
-import { StateError } from './state-dir.ts';
-import { makeTerminal } from './terminal.ts';
-import { terminalSafe } from './terminal-text.ts';
-import { terminalQr, wantsColour } from './terminal-qr.ts';
+import { StateError } from './links/state-dir.ts';
+import { makeTerminal } from './desk/terminal.ts';
+import { terminalSafe } from './desk/terminal-text.ts';
+import { terminalQr, wantsColour } from './desk/terminal-qr.ts';
 
 const parsed = parseCli(process.argv.slice(2));
 if (!parsed.ok) {

@@ -6,8 +6,8 @@
 // computer's LAN address, so a phone on the same network gets a secure origin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeTerminal } from '../machine/terminal.ts';
-import { terminalQr, wantsColour } from '../machine/terminal-qr.ts';
+import { makeTerminal } from '../machine/desk/terminal.ts';
+import { terminalQr, wantsColour } from '../machine/desk/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
 import { REPO, startPart, stopParts, tsNode, type Part } from './start/children.ts';
 import { caddyBinary, certFingerprint } from './start/caddy.ts';

@@ -1,6 +1,6 @@
 import type { AccessLevel } from '../../protocol/index.ts';
-import type { ApprovalAsk } from '../approval-offer.ts';
-import type { ToolHost } from '../tool-host.ts';
+import type { ApprovalAsk } from '../approvals/approval-offer.ts';
+import type { ToolHost } from '../links/tool-host.ts';
 
 // The seam every agent sits behind (E10). Two levels, as in paseo: a provider per agent (is it
 // installed, open a session — fresh or resuming the agent's own session id) and a session (run a

@@ -1,4 +1,4 @@
-import type { AgentName, CliOptions } from '../cli.ts';
+import type { AgentName, CliOptions } from '../desk/cli.ts';
 import type { AgentProvider } from './agent.ts';
 import { claudeProvider } from './claude/provider.ts';
 import { codexProvider } from './codex/provider.ts';

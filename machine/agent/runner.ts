@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ScriptStep } from './script.ts';
 import { outcomeOf, type AgentContext, type Refusal, type TurnOutcome } from './agent.ts';
-import type { ToolHost } from '../tool-host.ts';
+import type { ToolHost } from '../links/tool-host.ts';
 
 // Runs one turn of the scripted agent. Everything that reaches a human (approvals, questions,
 // activity, transcript, summary) goes through the context, so the runner knows nothing about

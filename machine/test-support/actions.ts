@@ -6,20 +6,20 @@ import {
   type PhoneMessage,
   type PhoneSealed,
 } from '../../protocol/index.ts';
-import { makeIdentityGate } from '../identity-gate.ts';
+import { makeIdentityGate } from '../phones/identity-gate.ts';
 import { makeAgents } from '../agent/registry.ts';
-import { makeUpdateScheduler } from '../activity.ts';
+import { makeUpdateScheduler } from '../sessions/activity.ts';
 import type { Core } from '../core.ts';
-import { makeLocalToolHost } from '../local-tool-host.ts';
-import { makePending } from '../pending.ts';
-import { makePhoneActions } from '../phone-actions.ts';
-import { makePhoneIdentity } from '../phone-identity.ts';
-import { makePhones } from '../phones.ts';
-import { makePresenceGate, type PresencePolicy } from '../presence-gate.ts';
-import { makeRules } from '../rules.ts';
-import { makeSeenRequests } from '../seen-requests.ts';
-import { makeSessionStore } from '../sessions.ts';
-import { makeTurns } from '../turns.ts';
+import { makeLocalToolHost } from '../links/local-tool-host.ts';
+import { makePending } from '../approvals/pending.ts';
+import { makePhoneActions } from '../wire/phone-actions.ts';
+import { makePhoneIdentity } from '../phones/phone-identity.ts';
+import { makePhones } from '../phones/phones.ts';
+import { makePresenceGate, type PresencePolicy } from '../phones/presence-gate.ts';
+import { makeRules } from '../approvals/rules.ts';
+import { makeSeenRequests } from '../wire/seen-requests.ts';
+import { makeSessionStore } from '../sessions/sessions.ts';
+import { makeTurns } from '../sessions/turns.ts';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { makeTestStore } from './store.ts';
 

@@ -1,4 +1,4 @@
-import { shellQuote } from '../device-link.ts';
+import { shellQuote } from '../links/device-link.ts';
 import { nodeCommand } from '../../testkit/bundles.ts';
 import { runToEnd, startEntry, startProcess, type TestProcess } from '../../testkit/process.ts';
 

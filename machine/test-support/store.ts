@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { captureLog, type CapturedLog } from '../log.ts';
-import { openStore, type Store } from '../store.ts';
-import { makeTranscripts, type TranscriptLimits, type Transcripts } from '../transcript.ts';
+import { openStore, type Store } from '../sessions/store.ts';
+import {
+  makeTranscripts,
+  type TranscriptLimits,
+  type Transcripts,
+} from '../sessions/transcript.ts';
 import { makeTmpDir } from '../../testkit/tmp.ts';
 
 /** A real store in a fresh state dir; `reopen()` closes it and opens the same file again. */

@@ -6,10 +6,10 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { consoleLog } from '../log.ts';
-import { MAX_SEEN_REQUESTS } from '../seen-requests.ts';
-import { makeSessionStore, MAX_KEPT_SESSIONS } from '../sessions.ts';
-import { openStore } from '../store.ts';
-import { makeTranscripts } from '../transcript.ts';
+import { MAX_SEEN_REQUESTS } from '../wire/seen-requests.ts';
+import { makeSessionStore, MAX_KEPT_SESSIONS } from '../sessions/sessions.ts';
+import { openStore } from '../sessions/store.ts';
+import { makeTranscripts } from '../sessions/transcript.ts';
 
 const ENTRIES_PER_SESSION = 150;
 const ENTRY_CHARS = 10 * 1024 - 20;

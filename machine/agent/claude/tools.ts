@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import type { ApprovalAsk } from '../../approval-offer.ts';
+import type { ApprovalAsk } from '../../approvals/approval-offer.ts';
 import type { AgentQuestion, QuestionChoice } from '../agent.ts';
 
 // E10: what Claude Code's permission request (`canUseTool`) becomes on the phone. `tool` is

@@ -1,4 +1,4 @@
-import type { ApprovalAsk } from '../../approval-offer.ts';
+import type { ApprovalAsk } from '../../approvals/approval-offer.ts';
 import type { AgentContext, AgentProvider, TurnOutcome } from '../agent.ts';
 import { onPath } from '../on-path.ts';
 import { checkCodex } from './available.ts';
