@@ -39,9 +39,14 @@ const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**', '**/b
  * @param {string} folder
  * @param {(allowed: string[]) => object[]} patterns the folder's patterns, given what it may reach
  * @param {string[]} allowed
+ * @param {object[]} production patterns for its production files only
  */
-const folderRules = (folder, allowed, patterns = (a) => folderPatterns(a)) => [
-  { files: [`${folder}/**/*.{ts,tsx}`], ignores: TEST_FILES, rules: restrict(patterns(allowed)) },
+const folderRules = (folder, allowed, patterns = (a) => folderPatterns(a), production = []) => [
+  {
+    files: [`${folder}/**/*.{ts,tsx}`],
+    ignores: TEST_FILES,
+    rules: restrict([...patterns(allowed), ...production]),
+  },
   {
     files: TEST_FILES.map((t) => `${folder}/${t}`),
     rules: restrict(patterns([...allowed, 'testkit'])),
@@ -120,16 +125,28 @@ export default tseslint.config(
   ...folderRules('relay', ['protocol', 'relay']),
   ...folderRules('device', ['protocol', 'device']),
   // The machine hosts the device lane: it may use device/wire and device/lane, never the executor.
-  ...folderRules('machine', ['protocol', 'machine', 'device'], (allowed) => [
-    ...folderPatterns(allowed, 'machine/'),
-    {
-      // Only device/wire and device/lane: not the executor (folder or file), not an index that
-      // could re-export it. A regex, because gitignore-style groups cannot re-include a subfolder
-      // of an excluded folder.
-      regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
-      message: 'machine/ may use only the device lane and wire.',
-    },
-  ]),
+  // Its folders by concern (wire/, links/, phones/, approvals/, sessions/, dispatch/, desk/,
+  // agent/) keep these rules at any depth; T4: its production code never reaches its test-support/.
+  ...folderRules(
+    'machine',
+    ['protocol', 'machine', 'device'],
+    (allowed) => [
+      ...folderPatterns(allowed, 'machine/'),
+      {
+        // Only device/wire and device/lane: not the executor (folder or file), not an index that
+        // could re-export it. A regex, because gitignore-style groups cannot re-include a
+        // subfolder of an excluded folder.
+        regex: '^(\\.\\./)+device(/(?!(wire|lane)(/|$))|$)',
+        message: 'machine/ may use only the device lane and wire.',
+      },
+    ],
+    [
+      {
+        group: ['**/test-support', '**/test-support/**'],
+        message: 'T4: machine/ production code never imports test-support/ (only tests do).',
+      },
+    ],
+  ),
   { files: ['bench/**/*.ts'], rules: onlyImports(['protocol', 'bench', 'testkit']) },
   // The test kit serves every Node folder's tests, so it reaches none of them.
   { files: ['testkit/**/*.ts'], rules: onlyImports(['protocol', 'testkit']) },

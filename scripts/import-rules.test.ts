@@ -66,6 +66,33 @@ const FAILS: [string, string, string][] = [
   ['T1: src/ components never import testkit/', 'src/probe.tsx', '../testkit/x.ts'],
   ['T1: sw/ production code never imports testkit/', 'sw/logic/probe.ts', '../../testkit/x.ts'],
   ['T1: testkit/ never imports a part it tests', 'testkit/probe.ts', '../relay/main.ts'],
+  // machine/ by concern: every rule holds in each of its folders, not only at its root.
+  ...['wire', 'links', 'phones', 'approvals', 'sessions', 'dispatch', 'desk', 'agent'].flatMap(
+    (f): [string, string, string][] => [
+      [
+        `T1: machine/${f}/ production code never imports testkit/`,
+        `machine/${f}/probe.ts`,
+        '../../testkit/until.ts',
+      ],
+      [`machine/${f}/ never imports relay/`, `machine/${f}/probe.ts`, '../../relay/main.ts'],
+      [`machine/${f}/ never imports src/`, `machine/${f}/probe.ts`, '../../src/App.tsx'],
+      [
+        `machine/${f}/ never imports the executor`,
+        `machine/${f}/probe.ts`,
+        '../../device/executor/main.ts',
+      ],
+      [
+        `T4: machine/${f}/ production code never imports test-support/`,
+        `machine/${f}/probe.ts`,
+        '../test-support/world.ts',
+      ],
+    ],
+  ),
+  [
+    'T4: machine/ production code at its root never imports test-support/',
+    'machine/probe.ts',
+    './test-support/world.ts',
+  ],
 ];
 
 const PASSES: [string, string, string][] = [
@@ -111,6 +138,32 @@ const PASSES: [string, string, string][] = [
   ],
   ['T1: scripts/ may use testkit/', 'scripts/probe.ts', '../testkit/process.ts'],
   ['T1: testkit/ may use protocol/', 'testkit/probe.ts', '../protocol/index.ts'],
+  ...['wire', 'links', 'phones', 'approvals', 'sessions', 'dispatch', 'desk'].flatMap(
+    (f): [string, string, string][] => [
+      [`machine/${f}/ may import protocol/`, `machine/${f}/probe.ts`, '../../protocol/index.ts'],
+      [`machine/${f}/ may import another machine folder`, `machine/${f}/probe.ts`, '../core.ts'],
+      [
+        `machine/${f}/ may use the device lane`,
+        `machine/${f}/probe.ts`,
+        '../../device/lane/index.ts',
+      ],
+      [
+        `T1: machine/${f}/ tests may use testkit/`,
+        `machine/${f}/probe.test.ts`,
+        '../../testkit/until.ts',
+      ],
+      [
+        `T4: machine/${f}/ tests may use test-support/`,
+        `machine/${f}/probe.test.ts`,
+        '../test-support/world.ts',
+      ],
+    ],
+  ),
+  [
+    'T4: machine/test-support/ may use its own files',
+    'machine/test-support/probe.ts',
+    './world.ts',
+  ],
 ];
 
 describe('import rules of docs/architecture.md (ESLint Node API on probe sources)', () => {
