@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
-import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
+import { pairAndJoin } from './support/phone.ts';
 import { makeTestMachine, type TestMachine } from './support/test-machine.ts';
 
 // SC1 (one conversation, newest at the end), E11 (cards that say why, a deny the agent hears, an
@@ -80,7 +81,7 @@ test('SC1: the session opens at the newest entry with the reply box at the end; 
   const hold = new Set<number>();
   const stop = serveTranscript(machine, 2000, hold);
   try {
-    await pairByCode(page, machine.code, 'laptop');
+    await pairAndJoin(page, machine, 'laptop');
     machine.say(status);
     machine.say({ type: 'session.snapshot', sessions: [session({ state: 'idle' })] });
     await nav(page, `#/m/${machine.roomId}/s/s1`);
@@ -120,7 +121,7 @@ test('SC1: each card sits where it was asked and says what was chosen; open card
   await machine.connect();
   const stop = serveTranscript(machine, 40);
   try {
-    await pairByCode(page, machine.code, 'laptop');
+    await pairAndJoin(page, machine, 'laptop');
     machine.say(status);
     machine.say({ type: 'session.snapshot', sessions: [session()] });
     const ask = (id: string, at: number, extra: Record<string, unknown> = {}) =>
@@ -200,7 +201,7 @@ test('E11: a risky request says why before any button, the command is the title,
   await machine.connect();
   const stop = serveTranscript(machine, 3);
   try {
-    await pairByCode(page, machine.code, 'laptop');
+    await pairAndJoin(page, machine, 'laptop');
     machine.say(status);
     machine.say({ type: 'session.snapshot', sessions: [session()] });
     machine.say({
@@ -257,7 +258,7 @@ test('E11/SC3: a stopped turn says "Stopped by you", never an error; an ended se
   await machine.connect();
   const stop = serveTranscript(machine, 1);
   try {
-    await pairByCode(page, machine.code, 'laptop');
+    await pairAndJoin(page, machine, 'laptop');
     machine.say(status);
     machine.say({ type: 'session.snapshot', sessions: [session({ state: 'idle' })] });
     machine.say({
@@ -301,7 +302,7 @@ test('U4/SC4: on the session screen every tap target is at least 44 px, and at 2
   const stop = serveTranscript(machine, 5);
   try {
     await page.setViewportSize({ width: 320, height: 640 });
-    await pairByCode(page, machine.code, 'laptop');
+    await pairAndJoin(page, machine, 'laptop');
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Page.setFontSizes', { fontSizes: { standard: 32, fixed: 26 } });
     machine.say(status);

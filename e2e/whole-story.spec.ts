@@ -153,9 +153,13 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
 
     // 5. The transcript, read back after a reload, and a reply to the live session.
     await page.reload();
-    await expect(
-      page.getByText(`$ echo [$DEVICE_MARK] > device.txt`, { exact: false }).first(),
-    ).toBeVisible();
+    // SC1.1: a tool call is its name and one line, its output monospace below it.
+    const tool = page.locator('.tl-tool', { hasText: 'echo [$DEVICE_MARK] > device.txt' });
+    await expect(tool.locator('.chip')).toHaveText('run');
+    await expect(tool.locator('.tl-tool-what')).toHaveText(
+      'echo [$DEVICE_MARK] > device.txt; echo ran [$DEVICE_MARK]',
+    );
+    await expect(tool.locator('pre')).toHaveText(`ran [${DEVICE_MARK}]\n(exit 0)`);
     await page.getByLabel('Reply to this session').fill('say: second turn');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect(page.getByText('second turn').first()).toBeVisible();

@@ -10,11 +10,19 @@ import { makeTestMachine, type TestMachine } from './test-machine.ts';
 export async function pairedTestMachine(page: Page, relayUrl: string, name = 'demo') {
   const machine = makeTestMachine(relayUrl, name);
   await machine.connect();
-  await pairByCode(page, machine.code, name);
-  // The machine page shows before the phone's socket has joined the room; what the test machine
-  // says before then would reach no phone (the relay drops a message to a room without one).
-  await machine.waitFor(() => machine.phonePresence.includes(true));
+  await pairAndJoin(page, machine, name);
   return machine;
+}
+
+/**
+ * Pairs the phone with a connected test machine and waits until the phone's socket has joined
+ * the room. The machine page shows before that (A8: the room connects once the crypto chunk has
+ * loaded); what the test machine says before then reaches no phone (the relay keeps nothing for
+ * a room without one), and only status, snapshot and open cards are said again on the join (D8).
+ */
+export async function pairAndJoin(page: Page, machine: TestMachine, name: string) {
+  await pairByCode(page, machine.code, name);
+  await machine.waitFor(() => machine.phonePresence.includes(true));
 }
 
 /** Pairs with the mock machine and starts a session with `prompt` from the New-session screen. */
