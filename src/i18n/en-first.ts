@@ -233,4 +233,5 @@ export const enFirst = {
   'card.run': 'Run {command}',
   'deny.messageLabel': 'Tell the agent why (optional)',
   'deny.messageHint': 'Sent with Deny. Leave it empty to just deny.',
+  'reason.agent-unavailable': 'That agent is not available on this machine.',
 } as const;

@@ -39,7 +39,6 @@ export const enScreens = {
   'new.title': 'New session',
   'new.machine': 'Machine',
   'new.agent': 'Agent',
-  'reason.agent-unavailable': 'That agent is not available on this machine.',
   'new.cwd': 'Folder',
   'new.cwdFree': 'Folder (absolute path)',
   'new.cwdDisabled': 'Dispatch is turned off on this machine (no allowed folders).',

@@ -219,4 +219,5 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'card.run': '运行 {command}',
   'deny.messageLabel': '告诉代理原因（可选）',
   'deny.messageHint': '随“拒绝”一起发送。留空则只拒绝。',
+  'reason.agent-unavailable': '这台机器上没有这个智能体。',
 };

@@ -40,7 +40,6 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'new.title': '新建会话',
   'new.machine': '机器',
   'new.agent': '智能体',
-  'reason.agent-unavailable': '这台机器上没有这个智能体。',
   'new.cwd': '文件夹',
   'new.cwdFree': '文件夹（绝对路径）',
   'new.cwdDisabled': '这台机器已关闭派发（没有允许的文件夹）。',
