@@ -51,13 +51,21 @@ export function parseTerminalQr(lines: readonly string[], theme: TerminalTheme):
 }
 
 /**
- * Writes a Y4M (4:2:0) video of the code on its terminal's background, each module
- * `scale` pixels square and centred.
+ * The code's side in the video, as a phone held at reading distance frames it: the scanner
+ * decodes only the box at the centre of the video (src/ui/scanner.ts `qrbox`), and the code
+ * carries a box key since E9, so it has more modules than a fixed 8 px each would fit there.
  */
-export function writeQrVideo(path: string, qr: TerminalQr, scale = 8): void {
+const CODE_SIDE_PX = 320;
+
+/**
+ * Writes a Y4M (4:2:0) video of the code on its terminal's background, each module
+ * `scale` pixels square (by default as many as fit CODE_SIDE_PX, at most 8) and centred.
+ */
+export function writeQrVideo(path: string, qr: TerminalQr, scale?: number): void {
   const { modules } = qr;
   const height = modules.length;
   const width = Math.max(...modules.map((r) => r.length));
+  scale ??= Math.min(8, Math.floor(CODE_SIDE_PX / Math.max(width, height)));
   const left = Math.floor((WIDTH_PX - width * scale) / 2);
   const top = Math.floor((HEIGHT_PX - height * scale) / 2);
   if (left < 0 || top < 0) throw new Error(`QR of ${width}×${height} modules does not fit`);
