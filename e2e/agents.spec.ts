@@ -46,9 +46,11 @@ test.describe('Claude Code behind the phone (E10)', () => {
       await expect(agent.locator('option')).toHaveText(['claude', 'mock']);
       await page.getByLabel('Prompt').fill('E2E-CLAUDE please write a file');
       await page.getByRole('button', { name: 'Start session' }).click();
-      const allow = page.getByRole('button', { name: /^Allow(?: once)?: Run: Write claude\.txt$/ });
+      // E11: the card's title names the command itself (Claude's own title did not).
+      const allow = page.getByRole('button', {
+        name: /^Allow(?: once)?: Run echo from-claude > claude\.txt$/,
+      });
       await expect(allow).toBeEnabled({ timeout: 30_000 });
-      await expect(page.getByText('echo from-claude > claude.txt').first()).toBeVisible();
       await allow.dblclick();
       await expect(page.getByText('Turn summary')).toBeVisible({ timeout: 30_000 });
       await expect(page.getByText('I wrote claude.txt in your folder.').first()).toBeVisible();
