@@ -10,7 +10,8 @@ import { createMachine } from '../machine.ts';
 // agent, configured from BENCH_AGENTS_CONFIG (JSON) the way the agents' tests configure them
 // (isolated HOME, a fake model server). The ask probe lives HERE, not in production code: each
 // provider is wrapped so that the moment its adapter hands an ask to the machine (`ctx.approve`)
-// is printed as `ask <CLOCK_MONOTONIC ns>` on stdout — the same clock the bench's phone reads
+// is printed as `ask <CLOCK_MONOTONIC ns>` on stdout, and each `approval.request` handed to the
+// relay socket as `sent <ns>`, — the same clock the bench's phone reads
 // (process.hrtime is CLOCK_MONOTONIC, system-wide on Linux).
 
 type Config = {
@@ -61,6 +62,11 @@ const machine = await createMachine({
   appUrl: 'http://127.0.0.1:4173',
   log: (level, code, message) => level !== 'info' && consoleLog(level, code, message),
   agents: [probed(real), probed(mockProvider)],
+  // The sealed card handed to the relay socket: splits the leg into machine and relay + phone.
+  onSend: (message) => {
+    if (message.type === 'approval.request')
+      process.stdout.write(`sent ${process.hrtime.bigint()}\n`);
+  },
 });
 await machine.connected();
 process.stdout.write(`ready ${machine.pairing.code}\n`);

@@ -144,24 +144,39 @@ const cardOf = (phone: TestPhone, sessionId: string, from: number) =>
   );
 
 /** The machine-side ask stamps printed so far (ns, CLOCK_MONOTONIC). */
-const asks = (p: TestProcess): bigint[] =>
-  p.lines.filter((l) => l.startsWith('ask ')).map((l) => BigInt(l.slice(4)));
+const stamps = (p: TestProcess, what: 'ask' | 'sent'): bigint[] =>
+  p.lines.filter((l) => l.startsWith(`${what} `)).map((l) => BigInt(l.slice(what.length + 1)));
+const asks = (p: TestProcess) => stamps(p, 'ask');
+
+/** One ask: the whole leg, and its two parts (the machine; the relay and the phone), in ms. */
+type Leg = { total: number; machine: number; wire: number };
 
 // ---- 1. ask → card --------------------------------------------------------------------------
 
 /** One session asking `N_ASKS` times in one turn; each card is allowed as soon as it is timed. */
-async function askToCard(m: BenchMachine, agent: string, prompt: string): Promise<number[]> {
+async function askToCard(m: BenchMachine, agent: string, prompt: string): Promise<Leg[]> {
   const { phone, p } = m;
   const base = asks(p).length;
+  const sentBase = stamps(p, 'sent').length;
   const sessionId = await dispatch(phone, prompt, agent);
-  const ms: number[] = [];
+  const ms: Leg[] = [];
   let from = 0;
   for (let i = 0; i < N_ASKS; i += 1) {
     const card = await cardOf(phone, sessionId, from);
     const opened = process.hrtime.bigint();
     from = phone.messages.indexOf(card) + 1;
-    await until(() => asks(p).length > base + i, `the machine's ask stamp ${i}`, CARD_TIMEOUT_MS);
-    ms.push(Number(opened - asks(p)[base + i]!) / 1e6);
+    await until(
+      () => asks(p).length > base + i && stamps(p, 'sent').length > sentBase + i,
+      `the machine's stamps of ask ${i}`,
+      CARD_TIMEOUT_MS,
+    );
+    const asked = asks(p)[base + i]!;
+    const sent = stamps(p, 'sent')[sentBase + i]!;
+    ms.push({
+      total: Number(opened - asked) / 1e6,
+      machine: Number(sent - asked) / 1e6,
+      wire: Number(opened - sent) / 1e6,
+    });
     phone.send({
       type: 'approval.respond',
       requestId: rid(),
@@ -217,26 +232,20 @@ const pct = (sorted: number[], q: number) =>
 const fmt = (n: number) => n.toFixed(1);
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
-function latencyLine(label: string, ms: number[], baseline?: number[]) {
-  const s = [...ms].sort((a, b) => a - b);
-  const p50 = pct(s, 0.5);
-  const p95 = pct(s, 0.95);
-  const ratio = baseline
-    ? ` | ×${(
-        p50 /
-        pct(
-          [...baseline].sort((a, b) => a - b),
-          0.5,
-        )
-      ).toFixed(2)} / ×${(
-        p95 /
-        pct(
-          [...baseline].sort((a, b) => a - b),
-          0.95,
-        )
-      ).toFixed(2)}`
-    : ' | — ';
-  return `| ${label} | ${s.length} | ${fmt(p50)} | ${fmt(p95)} | ${fmt(s.at(-1)!)}${ratio} |`;
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const p50p95 = (xs: number[]) => `${fmt(pct(sorted(xs), 0.5))} / ${fmt(pct(sorted(xs), 0.95))}`;
+
+function latencyLine(label: string, legs: Leg[], baseline?: Leg[]) {
+  const total = sorted(legs.map((l) => l.total));
+  const ratio = (q: number) =>
+    baseline
+      ? `×${(pct(total, q) / pct(sorted(baseline.map((l) => l.total)), q)).toFixed(2)}`
+      : '—';
+  return [
+    `| ${label} | ${total.length} | ${fmt(pct(total, 0.5))} | ${fmt(pct(total, 0.95))}`,
+    `${fmt(total.at(-1)!)} | ${p50p95(legs.map((l) => l.machine))}`,
+    `${p50p95(legs.map((l) => l.wire))} | ${ratio(0.5)} / ${ratio(0.95)} |`,
+  ].join(' | ');
 }
 
 function memoryLines(agent: Agent, samples: Sample[]) {
@@ -347,8 +356,10 @@ async function main() {
   console.log(
     '\nask → card (ms: the adapter handing the ask to the machine → the phone opened the card)',
   );
-  console.log('| agent | asks | p50 | p95 | max | p50 / p95 vs mock |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    '| agent | asks | p50 | p95 | max | machine p50 / p95 | relay + phone p50 / p95 | p50 / p95 vs mock |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const l of latency) console.log(l);
   console.log('\nmemory (RSS, MB; ratios to the idle machine process of the same agent)');
   console.log(
