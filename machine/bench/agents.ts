@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import type { MachineMessage } from '../../protocol/index.ts';
 import { bundled } from '../../testkit/bundles.ts';
@@ -156,6 +157,9 @@ type Leg = { total: number; machine: number; wire: number };
 /** One session asking `N_ASKS` times in one turn; each card is allowed as soon as it is timed. */
 async function askToCard(m: BenchMachine, agent: string, prompt: string): Promise<Leg[]> {
   const { phone, p } = m;
+  // The phone's event loop is this process's: its stalls land in the relay + phone part.
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const base = asks(p).length;
   const sentBase = stamps(p, 'sent').length;
   const sessionId = await dispatch(phone, prompt, agent);
@@ -188,6 +192,10 @@ async function askToCard(m: BenchMachine, agent: string, prompt: string): Promis
     (m) => m.type === 'turn.final' && m.sessionId === sessionId,
     CARD_TIMEOUT_MS,
     from,
+  );
+  loop.disable();
+  console.log(
+    `${agent}: the bench's (phone's) event-loop delay p99 ${fmt(loop.percentile(99) / 1e6)} ms, max ${fmt(loop.max / 1e6)} ms`,
   );
   return ms;
 }
