@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import type { MachineMessage } from '../../protocol/index.ts';
+import { bundled } from '../../testkit/bundles.ts';
+import { startProcess, whenReady, type TestProcess } from '../../testkit/process.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
+import { until } from '../../testkit/until.ts';
+import { CODEX_TEST_ARGS, makeCodexHome } from '../test-support/codex-home.ts';
+import { startFakeAnthropic, type FakeAnthropic } from '../test-support/fake-anthropic.ts';
+import { startFakeResponses, type FakeResponses } from '../test-support/fake-responses.ts';
+import { startRelayProcess, type RelayProcess } from '../test-support/relay-process.ts';
+import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
+
+// `npm run bench:agents` — the real agents (Claude Code, Codex: their real binaries against the
+// fake model servers the tests use) behind a machine process, a real relay on loopback and a test
+// phone. Two figures, each against a baseline measured in the same run (docs/quality.md "Real
+// agents"):
+// 1. ask → card: from the moment the agent's adapter hands an ask to the machine (`ctx.approve`,
+//    stamped by a wrapper in agents-machine.ts — no production code is changed) to the moment the
+//    phone has opened the `approval.request`; the agent's own time (model, CLI) is outside it.
+//    Baseline: the scripted agent's ask → card in the same machine. N_ASKS per agent.
+// 2. memory: RSS of the machine process and, apart, of its agent child processes, with 0, 1 and
+//    5 live sessions (each waiting at an approval, so its agent process is alive), as ratios to
+//    the idle machine.
+
+const N_ASKS = 30;
+const LIVE_COUNTS = [1, 5] as const;
+const CARD_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 20_000;
+
+type Agent = 'claude' | 'codex';
+type Card = Extract<MachineMessage, { type: 'approval.request' }>;
+
+const cleanups: Array<() => Promise<unknown> | void> = [];
+const rid = () => randomUUID();
+
+// ---- /proc -------------------------------------------------------------------------------
+
+function rssKb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+/** Every live process below `pid` (children, grandchildren…), whatever their process group. */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z') parent.set(Number(p), Number(fields[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    for (const [child, pp] of parent) {
+      if (pp !== at) continue;
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+// ---- the machine process and its phone ------------------------------------------------------
+
+type BenchMachine = { p: TestProcess; phone: TestPhone; root: string; stop(): Promise<void> };
+
+async function startMachine(
+  relay: RelayProcess,
+  agent: Agent,
+  env: Record<string, string>,
+): Promise<BenchMachine> {
+  const bundle = await bundled('machine/bench/agents-machine.ts');
+  const tmp = makeTmpDir('bench-agents-');
+  const root = path.join(tmp.dir, 'root');
+  mkdirSync(root);
+  const config = {
+    relay: relay.url,
+    root,
+    stateDir: path.join(tmp.dir, 'state'),
+    agent,
+    env,
+    ...(agent === 'codex' ? { codexArgs: CODEX_TEST_ARGS } : {}),
+  };
+  const p = startProcess(`bench-machine-${agent}`, process.execPath, [bundle], {
+    env: { BENCH_AGENTS_CONFIG: JSON.stringify(config) },
+  });
+  const code = (await whenReady(p, /^ready (\S+)/, START_TIMEOUT_MS))[1]!;
+  const phone = await makeTestPhone({ relayUrl: relay.url, pairingCode: code });
+  await phone.waitFor((m) => m.type === 'machine.status', START_TIMEOUT_MS);
+  return {
+    p,
+    phone,
+    root,
+    async stop() {
+      await phone.close();
+      const below = descendants(p.pid);
+      await p.stop({ signal: 'SIGTERM', graceMs: STOP_GRACE_MS, killLeftovers: true });
+      // The machine's close ends its agents; whatever of them outlived it (their own groups) goes.
+      for (const pid of below) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      tmp.cleanup();
+    },
+  };
+}
+
+async function dispatch(phone: TestPhone, prompt: string, agent: string): Promise<string> {
+  const requestId = rid();
+  const from = phone.messages.length;
+  phone.send({ type: 'dispatch.request', requestId, prompt, worktree: false, agent });
+  const r = await phone.waitFor(
+    (m) => m.type === 'dispatch.result' && m.requestId === requestId,
+    CARD_TIMEOUT_MS,
+    from,
+  );
+  if (r.type !== 'dispatch.result' || !r.ok || r.sessionId === undefined)
+    throw new Error(`dispatch ${agent} refused: ${JSON.stringify(r)}`);
+  return r.sessionId;
+}
+
+const cardOf = (phone: TestPhone, sessionId: string, from: number) =>
+  phone.waitFor(
+    (m): m is Card => m.type === 'approval.request' && m.sessionId === sessionId,
+    CARD_TIMEOUT_MS,
+    from,
+  );
+
+/** The machine-side ask stamps printed so far (ns, CLOCK_MONOTONIC). */
+const stamps = (p: TestProcess, what: 'ask' | 'sent'): bigint[] =>
+  p.lines.filter((l) => l.startsWith(`${what} `)).map((l) => BigInt(l.slice(what.length + 1)));
+const asks = (p: TestProcess) => stamps(p, 'ask');
+
+/** One ask: the whole leg, and its two parts (the machine; the relay and the phone), in ms. */
+type Leg = { total: number; machine: number; wire: number };
+
+// ---- 1. ask → card --------------------------------------------------------------------------
+
+/** One session asking `N_ASKS` times in one turn; each card is allowed as soon as it is timed. */
+async function askToCard(m: BenchMachine, agent: string, prompt: string): Promise<Leg[]> {
+  const { phone, p } = m;
+  // The phone's event loop is this process's: its stalls land in the relay + phone part.
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const base = asks(p).length;
+  const sentBase = stamps(p, 'sent').length;
+  const sessionId = await dispatch(phone, prompt, agent);
+  const ms: Leg[] = [];
+  let from = 0;
+  for (let i = 0; i < N_ASKS; i += 1) {
+    const card = await cardOf(phone, sessionId, from);
+    const opened = process.hrtime.bigint();
+    from = phone.messages.indexOf(card) + 1;
+    await until(
+      () => asks(p).length > base + i && stamps(p, 'sent').length > sentBase + i,
+      `the machine's stamps of ask ${i}`,
+      CARD_TIMEOUT_MS,
+    );
+    const asked = asks(p)[base + i]!;
+    const sent = stamps(p, 'sent')[sentBase + i]!;
+    ms.push({
+      total: Number(opened - asked) / 1e6,
+      machine: Number(sent - asked) / 1e6,
+      wire: Number(opened - sent) / 1e6,
+    });
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: card.approvalId,
+      decision: 'allow',
+    });
+  }
+  await phone.waitFor(
+    (m) => m.type === 'turn.final' && m.sessionId === sessionId,
+    CARD_TIMEOUT_MS,
+    from,
+  );
+  loop.disable();
+  console.log(
+    `${agent}: the bench's (phone's) event-loop delay p99 ${fmt(loop.percentile(99) / 1e6)} ms, max ${fmt(loop.max / 1e6)} ms`,
+  );
+  return ms;
+}
+
+const mockScript = () =>
+  Array.from({ length: N_ASKS }, (_, i) => `run: echo ${i} > mock-${i}.txt`).join('\n');
+
+// ---- 2. memory ------------------------------------------------------------------------------
+
+type Sample = { live: number; machineKb: number; agentsKb: number; agentProcesses: number };
+
+function sample(m: BenchMachine, live: number): Sample {
+  const below = descendants(m.p.pid);
+  return {
+    live,
+    machineKb: rssKb(m.p.pid),
+    agentsKb: below.reduce((sum, pid) => sum + rssKb(pid), 0),
+    agentProcesses: below.length,
+  };
+}
+
+/** Idle, then 1 and 5 sessions each waiting at its first card (its agent process alive). */
+async function memory(m: BenchMachine, agent: Agent, prompt: (k: number) => string) {
+  const samples = [sample(m, 0)];
+  let live = 0;
+  for (const target of LIVE_COUNTS) {
+    const started: Array<Promise<Card>> = [];
+    for (; live < target; live += 1) {
+      const sessionId = await dispatch(m.phone, prompt(live), agent);
+      started.push(cardOf(m.phone, sessionId, 0));
+    }
+    await Promise.all(started);
+    samples.push(sample(m, live));
+  }
+  return samples;
+}
+
+// ---- report ---------------------------------------------------------------------------------
+
+const pct = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const fmt = (n: number) => n.toFixed(1);
+const mb = (kb: number) => (kb / 1024).toFixed(0);
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const p50p95 = (xs: number[]) => `${fmt(pct(sorted(xs), 0.5))} / ${fmt(pct(sorted(xs), 0.95))}`;
+
+function latencyLine(label: string, legs: Leg[], baseline?: Leg[]) {
+  const total = sorted(legs.map((l) => l.total));
+  const ratio = (q: number) =>
+    baseline
+      ? `×${(pct(total, q) / pct(sorted(baseline.map((l) => l.total)), q)).toFixed(2)}`
+      : '—';
+  return [
+    `| ${label} | ${total.length} | ${fmt(pct(total, 0.5))} | ${fmt(pct(total, 0.95))}`,
+    `${fmt(total.at(-1)!)} | ${p50p95(legs.map((l) => l.machine))}`,
+    `${p50p95(legs.map((l) => l.wire))} | ${ratio(0.5)} / ${ratio(0.95)} |`,
+  ].join(' | ');
+}
+
+function memoryLines(agent: Agent, samples: Sample[]) {
+  const idle = samples[0]!.machineKb;
+  return samples.map(
+    (x) =>
+      `| ${agent} | ${x.live} | ${mb(x.machineKb)} | ×${(x.machineKb / idle).toFixed(2)} | ${mb(x.agentsKb)} (${x.agentProcesses} processes) | ${x.live > 0 ? mb(x.agentsKb / x.live) : '—'} | ×${(x.agentsKb / idle).toFixed(2)} |`,
+  );
+}
+
+// ---- the run --------------------------------------------------------------------------------
+
+async function main() {
+  const load0 = os.loadavg();
+  const startedAt = Date.now();
+  await bundled('relay/main.ts');
+  const relayDir = makeTmpDir('bench-agents-relay-');
+  cleanups.push(relayDir.cleanup);
+  const relay = await startRelayProcess({ dataDir: relayDir.dir });
+  cleanups.push(() => relay.stop());
+  const anthropic: FakeAnthropic = await startFakeAnthropic();
+  cleanups.push(() => anthropic.close());
+  const responses: FakeResponses = await startFakeResponses();
+  cleanups.push(() => responses.close());
+  const claudeHome = makeTmpDir('bench-claude-home-');
+  cleanups.push(claudeHome.cleanup);
+  mkdirSync(path.join(claudeHome.dir, '.claude'));
+  const claudeEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: claudeHome.dir,
+    CLAUDE_CONFIG_DIR: path.join(claudeHome.dir, '.claude'),
+    ANTHROPIC_BASE_URL: anthropic.url,
+    ANTHROPIC_API_KEY: 'test-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+  };
+  const codexHome = makeCodexHome(responses);
+  cleanups.push(codexHome.cleanup);
+  const codexEnv = Object.fromEntries(
+    Object.entries(codexHome.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const envOf = { claude: claudeEnv, codex: codexEnv };
+
+  const latency: string[] = [];
+  const mem: string[] = [];
+  for (const agent of ['claude', 'codex'] as const) {
+    // Memory first, on a fresh machine, so no earlier session's state is counted.
+    if (agent === 'codex')
+      responses.respond = () => ({
+        kind: 'call',
+        name: 'exec_command',
+        args: {
+          cmd: 'touch mem.txt',
+          sandbox_permissions: 'require_escalated',
+          justification: 'bench',
+        },
+      });
+    for (let k = 0; k < Math.max(...LIVE_COUNTS); k += 1)
+      anthropic.script(`MEM-${k}-`, [
+        { tool: 'Bash', input: { command: `echo ${k} > mem-${k}.txt`, description: 'bench' } },
+      ]);
+    const m1 = await startMachine(relay, agent, envOf[agent]);
+    try {
+      mem.push(...memoryLines(agent, await memory(m1, agent, (k) => `MEM-${k}- write a file`)));
+    } finally {
+      await m1.stop();
+    }
+
+    const m2 = await startMachine(relay, agent, envOf[agent]);
+    try {
+      const baseline = await askToCard(m2, 'mock', mockScript());
+      anthropic.script('LAT-CLAUDE', [
+        ...Array.from({ length: N_ASKS }, (_, i) => ({
+          tool: 'Bash',
+          input: { command: `echo ${i} > claude-${i}.txt`, description: `Write ${i}` },
+        })),
+        { text: 'done' },
+      ]);
+      let n = 0;
+      responses.respond = () =>
+        n < N_ASKS
+          ? {
+              kind: 'call',
+              name: 'exec_command',
+              args: {
+                cmd: `touch codex-${n++}.txt`,
+                sandbox_permissions: 'require_escalated',
+                justification: 'bench',
+              },
+            }
+          : { kind: 'text', text: 'done' };
+      const real = await askToCard(m2, agent, 'LAT-CLAUDE write the files');
+      latency.push(latencyLine(`mock (baseline, ${agent}'s machine)`, baseline));
+      latency.push(latencyLine(agent, real, baseline));
+    } finally {
+      await m2.stop();
+    }
+  }
+
+  const load1 = os.loadavg();
+  console.log(`bench:agents — ${new Date().toISOString()}, ${os.cpus().length} cores`);
+  console.log(
+    `load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}, at end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
+  );
+  console.log(
+    '\nask → card (ms: the adapter handing the ask to the machine → the phone opened the card)',
+  );
+  console.log(
+    '| agent | asks | p50 | p95 | max | machine p50 / p95 | relay + phone p50 / p95 | p50 / p95 vs mock |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const l of latency) console.log(l);
+  console.log('\nmemory (RSS, MB; ratios to the idle machine process of the same agent)');
+  console.log(
+    '| agent | live sessions | machine | machine / idle | agent processes | per session | agents / idle machine |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const l of mem) console.log(l);
+}
+
+try {
+  await main();
+} finally {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}
