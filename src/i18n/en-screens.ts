@@ -201,11 +201,6 @@ export const enScreens = {
   'tl.waiting': '{count} waiting ↓',
   'tl.olderLoading': 'Loading older messages…',
   'tl.label': 'Conversation',
-  'session.ended.machine-restarted': 'Ended — the machine restarted',
-  'session.ended.stopped': 'Ended — stopped',
-  'session.ended.failed': 'Ended — it failed',
-  'session.ended.finished': 'Ended — finished',
-  'session.ended.other': 'Ended',
   'session.endedHint':
     'This session cannot take more messages. Its prompt and your unsent text can go to a new session.',
   'session.continue': 'Continue in a new session',

@@ -194,11 +194,6 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'tl.waiting': '{count} 项等待中 ↓',
   'tl.olderLoading': '正在加载更早的消息…',
   'tl.label': '对话',
-  'session.ended.machine-restarted': '已结束——电脑重新启动了',
-  'session.ended.stopped': '已结束——已停止',
-  'session.ended.failed': '已结束——失败',
-  'session.ended.finished': '已结束——已完成',
-  'session.ended.other': '已结束',
   'session.endedHint': '此会话无法再接收消息。它的提示和你未发送的文字可以带到新会话中。',
   'session.continue': '在新会话中继续',
 };
