@@ -150,6 +150,7 @@ export const enScreens = {
   'phones.revoked': 'Revoked',
   'phones.presenceOn': 'Fingerprint / face on',
   'phones.shortId': 'ID {id}',
+  'phones.paired': 'Paired {time}',
   'phones.revoke': 'Revoke',
   'phones.revokeNamed': 'Revoke {name}',
   'phones.confirmLabel': 'Type {name} to confirm',

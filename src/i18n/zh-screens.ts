@@ -145,6 +145,7 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'phones.revoked': '已撤销',
   'phones.presenceOn': '已开启指纹 / 面容',
   'phones.shortId': '标识 {id}',
+  'phones.paired': '配对于 {time}',
   'phones.revoke': '撤销',
   'phones.revokeNamed': '撤销 {name}',
   'phones.confirmLabel': '输入 {name} 以确认',
