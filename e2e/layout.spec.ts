@@ -347,7 +347,7 @@ test('U4.7: no screen scrolls sideways at 320 or 390 px, light or dark, English 
   }
 });
 
-test('U4.5: the inbox explains the first step, then offers New session first, lists failed sessions, and every row is one tap target with a chevron', async ({
+test('U4.5: the inbox explains the first step, then offers New session first, lists sessions with their state (SC5: a failed one among them, not only what waits), and every row is one tap target with a chevron', async ({
   page,
 }) => {
   await page.goto('/');
@@ -359,9 +359,13 @@ test('U4.5: the inbox explains the first step, then offers New session first, li
   await expect(actions).toHaveText(['New session', 'Pair a machine']);
   await expect(actions.first()).toHaveClass(/primary/);
   await expect(actions.last()).not.toHaveClass(/primary/);
-  const failed = page.locator('section[aria-labelledby="inbox-failed"] a.row');
+  // SC5: the failed session is listed among the machine's sessions with its state (no longer a
+  // "Failed" section of its own: every recent session has a row, newest first).
+  const failed = page
+    .locator('section[aria-labelledby="inbox-sessions"] a.row')
+    .filter({ hasText: 'fail: the tests failed' });
   await expect(failed).toHaveCount(1);
-  await expect(failed).toContainText('fail: the tests failed');
+  await expect(failed.locator('.chip.state-error')).toContainText('Error');
   // One snapshot of every row: the list re-renders as the machine's snapshot arrives, so rows
   // measured one by one can be replaced between two calls (a null box, not a layout fault).
   const rows = await page.locator('ul.list > li > a.row').evaluateAll((links) =>
@@ -377,7 +381,7 @@ test('U4.5: the inbox explains the first step, then offers New session first, li
       };
     }),
   );
-  expect(rows.length, 'the machine row and the failed session row').toBeGreaterThanOrEqual(2);
+  expect(rows.length, 'the machine row and the session rows').toBeGreaterThanOrEqual(4);
   for (const row of rows) {
     expect(row, `row "${row.text}"`).toMatchObject({ widthGap: 0, chevron: true });
     expect(row.height, `row "${row.text}"`).toBeGreaterThanOrEqual(44);

@@ -90,6 +90,13 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   await expect(rowOf(a.phoneId)).toContainText(`ID ${a.phoneId.slice(0, 6)}`);
   await expect(rowOf(app!.phone!.phoneId)).toContainText(`ID ${app!.phone!.phoneId.slice(0, 6)}`);
   await expect(rowOf(b.phoneId)).not.toContainText('ID ');
+  // SC7: this phone comes first, every phone says when the machine last saw it, and the phones
+  // that share a name also say when each was paired.
+  await expect(rows.first()).toContainText('This phone');
+  for (const row of await rows.all()) await expect(row).toContainText(/Last seen \S/);
+  await expect(rowOf(a.phoneId)).toContainText(/Paired \S.* · ID /);
+  await expect(rowOf(app!.phone!.phoneId)).toContainText(/Paired \S.* · ID /);
+  await expect(rowOf(b.phoneId)).not.toContainText('Paired');
   await page
     .getByRole('button', { name: `Revoke Test phone A (ID ${a.phoneId.slice(0, 6)})` })
     .click();

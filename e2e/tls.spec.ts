@@ -148,7 +148,12 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     await expect(page.getByText('Turn summary')).toBeVisible();
     await m.proc.waitForLine(/approval \S+ closed: allow/);
     await nav(page, '#/');
-    await expect(page.getByRole('link', { name: /laptop/ })).toBeVisible();
+    // SC5: the session's row names its machine too; this is the machine's row.
+    await expect(
+      page
+        .locator('section[aria-labelledby="inbox-machines"]')
+        .getByRole('link', { name: /laptop/ }),
+    ).toBeVisible();
   });
 
   await test.step('notifications: the app reaches /relay/vapid on its own origin; a subscription is sent over wss and a sealed push becomes a notification', async () => {

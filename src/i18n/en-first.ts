@@ -163,8 +163,6 @@ export const enFirst = {
   'inbox.firstRunTitle': 'Get started',
   'inbox.firstRunBefore': 'Pair a machine: run ',
   'inbox.firstRunAfter': ' on your computer and open the link it prints (or scan its QR code).',
-  'inbox.failed': 'Failed',
-  'inbox.failedMore': '{count} more on the machine screens.',
   // ── E2–E4 (remembered approvals, allow with changes, stop) ──
   'block.scope-not-offered':
     'The machine does not offer to remember this approval that way; nothing was sent.',
@@ -234,4 +232,14 @@ export const enFirst = {
   'deny.messageLabel': 'Tell the agent why (optional)',
   'deny.messageHint': 'Sent with Deny. Leave it empty to just deny.',
   'reason.agent-unavailable': 'That agent is not available on this machine.',
+  // E11 / SC5: an ended session says why, on its screen and in the inbox's list.
+  'session.ended.machine-restarted': 'Ended — the machine restarted',
+  'session.ended.stopped': 'Ended — stopped',
+  'session.ended.failed': 'Ended — it failed',
+  'session.ended.finished': 'Ended — finished',
+  'session.ended.other': 'Ended',
+  'state.stopped': 'Stopped by you',
+  'inbox.sessions': 'Sessions',
+  'inbox.sessionsMore': '{count} older on the machine screens.',
+  'inbox.noSessions': 'No sessions yet. Start one with New session.',
 } as const;

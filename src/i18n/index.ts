@@ -73,4 +73,17 @@ export function formatTime(locale: Locale, ms: number): string {
   }).format(ms);
 }
 
+/** SC5: "14:02" today, "7 Dec 14:02" (by the locale) on another day, so a recent list is honest. */
+export function formatWhen(locale: Locale, ms: number, now: number): string {
+  const sameDay = new Date(ms).toDateString() === new Date(now).toDateString();
+  if (sameDay) return formatTime(locale, ms);
+  return new Intl.DateTimeFormat(locale, {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(ms);
+}
+
 export type { MessageKey };

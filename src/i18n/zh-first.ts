@@ -159,8 +159,6 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'inbox.firstRunTitle': '开始使用',
   'inbox.firstRunBefore': '配对一台机器：在电脑上运行 ',
   'inbox.firstRunAfter': '，然后打开它输出的链接（或扫描二维码）。',
-  'inbox.failed': '失败',
-  'inbox.failedMore': '另有 {count} 个，请在机器页面查看。',
   // ── E2–E4 (remembered approvals, allow with changes, stop) ──
   'block.scope-not-offered': '机器不提供以这种方式记住此批准；未发送任何内容。',
   'block.not-editable': '此请求不能在允许前修改；未发送任何内容。',
@@ -220,4 +218,14 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'deny.messageLabel': '告诉代理原因（可选）',
   'deny.messageHint': '随“拒绝”一起发送。留空则只拒绝。',
   'reason.agent-unavailable': '这台机器上没有这个智能体。',
+  // E11 / SC5: an ended session says why, on its screen and in the inbox's list.
+  'session.ended.machine-restarted': '已结束——电脑重新启动了',
+  'session.ended.stopped': '已结束——已停止',
+  'session.ended.failed': '已结束——失败',
+  'session.ended.finished': '已结束——已完成',
+  'session.ended.other': '已结束',
+  'state.stopped': '已由你停止',
+  'inbox.sessions': '会话',
+  'inbox.sessionsMore': '还有 {count} 个较早的会话，见各机器页面。',
+  'inbox.noSessions': '还没有会话。点“新建会话”开始一个。',
 };

@@ -1,12 +1,12 @@
-import { For, Show } from 'solid-js';
-import type { MachineView } from '../client/machine-view.ts';
+import { For, Index, Show } from 'solid-js';
 import { sessionCounts } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
+import { recentSessions } from '../client/recent-sessions.ts';
 import { waitingOf } from '../client/waiting.ts';
-import type { Session } from '../../protocol/index.ts';
 import { Cards } from './Cards.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { PhoneNotices } from './PhoneNotices.tsx';
+import { SessionChip } from './SessionChip.tsx';
 import { useUi } from './context.tsx';
 import { UnseenWaits } from './UnseenWaits.tsx';
 import { Icon } from './icons.tsx';
@@ -18,21 +18,7 @@ import {
   RelayNotices,
   RepairBanner,
   RowLink,
-  StateChip,
 } from './widgets.tsx';
-
-/** U4.5: the inbox lists failed sessions too (newest first, a few), not only open cards. */
-export const MAX_FAILED_SHOWN = 5;
-
-function failedSessions(views: readonly MachineView[]): { view: MachineView; session: Session }[] {
-  return views
-    .flatMap((view) =>
-      Object.values(view.sessions)
-        .filter((s) => s.state === 'error')
-        .map((session) => ({ view, session })),
-    )
-    .sort((a, b) => b.session.lastActivity - a.session.lastActivity);
-}
 
 export default function Inbox() {
   const ui = useUi();
@@ -41,7 +27,8 @@ export default function Inbox() {
   const cards = () => waiting().cards;
   const relays = () => [...new Set(ui.state().machines.map((m) => m.relay))];
   const paired = () => ui.state().machines.length > 0;
-  const failed = () => failedSessions(ui.state().machines);
+  // SC5: every machine's sessions, newest first, bounded; each row's state never misleads.
+  const recent = () => recentSessions(ui.state().machines);
 
   return (
     <>
@@ -72,37 +59,6 @@ export default function Inbox() {
             </Show>
             <Cards cards={cards()} />
             <UnseenWaits waits={waiting().unseen} />
-          </section>
-        </Show>
-        <Show when={failed().length > 0}>
-          <section class="section" aria-labelledby="inbox-failed">
-            <h2 id="inbox-failed">{ui.t('inbox.failed')}</h2>
-            <ul class="list">
-              <For each={failed().slice(0, MAX_FAILED_SHOWN)}>
-                {({ view, session }) => (
-                  <li>
-                    <RowLink
-                      href={routeHref({
-                        name: 'session',
-                        roomId: view.roomId,
-                        sessionId: session.sessionId,
-                      })}
-                    >
-                      <span class="row-title">{session.title}</span>
-                      <span class="row-sub">
-                        <StateChip state={session.state} />
-                        {view.name} · {ui.time(session.lastActivity)}
-                      </span>
-                    </RowLink>
-                  </li>
-                )}
-              </For>
-            </ul>
-            <Show when={failed().length > MAX_FAILED_SHOWN}>
-              <p class="hint">
-                {ui.t('inbox.failedMore', { count: failed().length - MAX_FAILED_SHOWN })}
-              </p>
-            </Show>
           </section>
         </Show>
         <Show when={paired()}>
@@ -140,6 +96,45 @@ export default function Inbox() {
               </a>
               <PairLink />
             </div>
+          </section>
+        </Show>
+        <Show when={paired()}>
+          <section class="section" aria-labelledby="inbox-sessions">
+            <h2 id="inbox-sessions">{ui.t('inbox.sessions')}</h2>
+            <Show
+              when={recent().total > 0}
+              fallback={<p class="empty">{ui.t('inbox.noSessions')}</p>}
+            >
+              <ul class="list sessions">
+                {/* Index: rows keep their DOM (and focus) while the list is recomputed. */}
+                <Index each={recent().rows}>
+                  {(row) => (
+                    <li>
+                      <RowLink
+                        href={routeHref({
+                          name: 'session',
+                          roomId: row().view.roomId,
+                          sessionId: row().session.sessionId,
+                        })}
+                      >
+                        <span class="row-title one-line">{row().session.title}</span>
+                        <span class="row-sub">
+                          <SessionChip view={row().view} session={row().session} />
+                          <span class="row-meta">
+                            {row().view.name} · {ui.when(row().session.lastActivity)}
+                          </span>
+                        </span>
+                      </RowLink>
+                    </li>
+                  )}
+                </Index>
+              </ul>
+            </Show>
+            <Show when={recent().total > recent().rows.length}>
+              <p class="hint">
+                {ui.t('inbox.sessionsMore', { count: recent().total - recent().rows.length })}
+              </p>
+            </Show>
           </section>
         </Show>
       </main>

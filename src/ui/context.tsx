@@ -12,6 +12,7 @@ import { parseRoute, routeHref, type Route } from '../client/router.ts';
 import {
   defaultLocale,
   formatTime,
+  formatWhen,
   loadLocale,
   LOCALES,
   translate,
@@ -45,6 +46,8 @@ export type Ui = {
   setTheme(theme: Theme): void;
   t(key: MessageKey, params?: Params): string;
   time(ms: number): string;
+  /** SC5: the time, with the date when it is not today. */
+  when(ms: number): string;
   route: Accessor<Route>;
   go(route: Route): void;
   /** The wall clock, ticking, so "since hh:mm" lines stay honest. */
@@ -153,6 +156,7 @@ export function createUi(
     },
     t: (key, params) => translate(locale(), key, params),
     time: (ms) => formatTime(locale(), ms),
+    when: (ms) => formatWhen(locale(), ms, now()),
     route,
     go(next) {
       location.hash = routeHref(next);

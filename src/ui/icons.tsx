@@ -22,6 +22,10 @@ export const ICONS = {
   waiting: `${CIRCLE}M12 7v5l3 2`,
   running: `${CIRCLE}M10 8.5v7l5.5-3.5z`,
   idle: `${CIRCLE}M10 9v6M14 9v6`,
+  /** SC5: stopped by the owner (a square, as on a Stop button). */
+  stopped: `${CIRCLE}M9 9h6v6H9z`,
+  /** SC5 / E11: the session can take no more messages. */
+  ended: `${CIRCLE}M8 12h8`,
   warn: 'M12 3L2 20h20zM12 10v4M12 17h.01',
   sent: 'M4 12l16-8-6 16-2.5-5.5z',
 } as const;

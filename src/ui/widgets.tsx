@@ -142,6 +142,8 @@ export const STATE_ICONS: Record<string, IconName> = {
   awaiting_approval: 'waiting',
   done: 'ok',
   error: 'failed',
+  stopped: 'stopped',
+  ended: 'ended',
 };
 
 export function StateChip(props: { state: SessionState }) {

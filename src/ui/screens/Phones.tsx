@@ -1,5 +1,6 @@
 import { For, Show, createSignal } from 'solid-js';
 import type { PhoneEntry } from '../../../protocol/index.ts';
+import { phoneRows } from '../../client/phone-list.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { useUi } from '../context.tsx';
 import { ErrorAlert } from '../widgets.tsx';
@@ -8,6 +9,8 @@ import { MachineSubScreen } from './MachineSubScreen.tsx';
 // E6: Machine › Phones — every phone the machine knows, this one marked; Revoke asks the owner
 // to type the phone's name first (a revoke cannot be undone: that phone must be paired again).
 // The machine sends the list after every change, so a revoke shows by the row turning Revoked.
+// SC7: this phone first, then phones waiting for the owner, then by last seen (phone-list.ts);
+// every row says when the machine last saw it, and phones sharing a name say when each was paired.
 export default function Phones(props: { roomId: string }) {
   const ui = useUi();
   // E9: a pairing whose code carried no machine key gets no identity features.
@@ -39,16 +42,14 @@ export default function Phones(props: { roomId: string }) {
           >
             {(phones) => (
               <ul class="list phones" aria-label={ui.t('phones.title')}>
-                <For each={phones()}>
-                  {(phone) => (
+                <For each={phoneRows(phones(), me()?.phoneId)}>
+                  {(row) => (
                     <PhoneRow
                       roomId={props.roomId}
                       machine={v().name}
-                      phone={phone}
-                      mine={phone.phoneId === me()?.phoneId}
-                      sameName={phones().some(
-                        (p) => p.phoneId !== phone.phoneId && p.name.trim() === phone.name.trim(),
-                      )}
+                      phone={row.phone}
+                      mine={row.mine}
+                      sameName={row.sameName}
                     />
                   )}
                 </For>
@@ -100,36 +101,30 @@ function PhoneRow(props: {
         </Show>
       </p>
       <p class="row-sub">
-        <Show
-          when={props.phone.revoked}
-          fallback={
-            <Show
-              when={props.phone.state === 'pending'}
-              fallback={ui.t('phones.lastSeen', { time: ui.time(props.phone.lastSeen) })}
-            >
-              <strong>{ui.t('phones.pending')}</strong>
-            </Show>
-          }
-        >
+        <Show when={props.phone.revoked}>
           <strong>{ui.t('phones.revoked')}</strong>
+          {' · '}
         </Show>
-        <Show when={props.phone.fingerprint}>
-          {(fp) => (
-            <>
-              {' · '}
-              {ui.t('phones.fingerprint', { fingerprint: fp() })}
-            </>
-          )}
+        <Show when={!props.phone.revoked && props.phone.state === 'pending'}>
+          <strong>{ui.t('phones.pending')}</strong>
+          {' · '}
         </Show>
+        {ui.t('phones.lastSeen', { time: ui.when(props.phone.lastSeen) })}
         <Show when={props.phone.presence}>
           {' · '}
           {ui.t('phones.presenceOn')}
         </Show>
-        <Show when={props.sameName}>
+      </p>
+      <Show when={props.sameName}>
+        <p class="row-sub phone-apart">
+          {ui.t('phones.paired', { time: ui.when(props.phone.firstSeen) })}
           {' · '}
           {ui.t('phones.shortId', { id: shortId() })}
-        </Show>
-      </p>
+        </p>
+      </Show>
+      <Show when={props.phone.fingerprint}>
+        {(fp) => <p class="row-sub">{ui.t('phones.fingerprint', { fingerprint: fp() })}</p>}
+      </Show>
       <Show when={props.phone.state === 'pending' && !props.mine}>
         <ApprovePhone roomId={props.roomId} phone={props.phone} />
       </Show>
