@@ -180,8 +180,11 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
     await page.getByLabel('Prompt').fill('ask: Go on? | yes | no\nrun: echo pushed');
     await page.getByRole('button', { name: 'Start session' }).click();
     const asked = await m.proc.waitForLine(/▶ question (\S+)/);
-    // N3: a window showing this very session would skip the notification; the app leaves it.
+    // The app opens the new session once its dispatch.result arrives: wait for that, then leave
+    // it (N3: a window showing this very session would skip the notification).
+    await expect(page.getByRole('heading', { level: 3, name: 'Go on?' })).toBeVisible();
     await nav(page, '#/settings');
+    await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
     await phone.close();
     // The app goes to the background: its socket closes and the relay says no phone is left.
     const before = spy.frames.length;
