@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeAnthropic } from '../machine/test-support/fake-anthropic.ts';
+import { claudeTestEnv, startFakeAnthropic } from '../machine/test-support/fake-anthropic.ts';
 import { expect, pairByCode, test } from './support/fixtures.ts';
 import { tempDir } from './support/processes.ts';
 
@@ -25,17 +25,7 @@ test.describe('Claude Code behind the phone (E10)', () => {
       ]);
       const m = await machine('laptop', {
         args: ['--agent', 'claude', '--agent', 'mock'],
-        env: {
-          HOME: home.path,
-          CLAUDE_CONFIG_DIR: join(home.path, '.claude'),
-          ANTHROPIC_BASE_URL: fake.url,
-          ANTHROPIC_API_KEY: 'test-key',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_AUTOUPDATER: '1',
-          DISABLE_ERROR_REPORTING: '1',
-          CLAUDE_CODE_MAX_RETRIES: '0',
-        },
+        env: claudeTestEnv(home.path, fake.url),
       });
       await m.proc.waitForLine(/claude: ready/);
       await pairByCode(page, m.pairingCode, 'laptop');

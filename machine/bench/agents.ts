@@ -9,7 +9,11 @@ import { startProcess, whenReady, type TestProcess } from '../../testkit/process
 import { makeTmpDir } from '../../testkit/tmp.ts';
 import { until } from '../../testkit/until.ts';
 import { CODEX_TEST_ARGS, makeCodexHome } from '../test-support/codex-home.ts';
-import { startFakeAnthropic, type FakeAnthropic } from '../test-support/fake-anthropic.ts';
+import {
+  claudeTestEnv,
+  startFakeAnthropic,
+  type FakeAnthropic,
+} from '../test-support/fake-anthropic.ts';
 import { startFakeResponses, type FakeResponses } from '../test-support/fake-responses.ts';
 import { startRelayProcess, type RelayProcess } from '../test-support/relay-process.ts';
 import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
@@ -283,15 +287,7 @@ async function main() {
   mkdirSync(path.join(claudeHome.dir, '.claude'));
   const claudeEnv = {
     PATH: process.env.PATH ?? '',
-    HOME: claudeHome.dir,
-    CLAUDE_CONFIG_DIR: path.join(claudeHome.dir, '.claude'),
-    ANTHROPIC_BASE_URL: anthropic.url,
-    ANTHROPIC_API_KEY: 'test-key',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CODE_MAX_RETRIES: '0',
+    ...claudeTestEnv(claudeHome.dir, anthropic.url),
   };
   const codexHome = makeCodexHome(responses);
   cleanups.push(codexHome.cleanup);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -82,6 +83,25 @@ function sse(res: ServerResponse, model: string, reply: Extract<FakeReply, { tex
   });
   send('message_stop', {});
   res.end();
+}
+
+/**
+ * The isolated environment of every run of the real Claude CLI against this fake (never a
+ * developer's own login): its own HOME and config folder, this server as the API, nothing else
+ * reached, no retries.
+ */
+export function claudeTestEnv(home: string, baseUrl: string): Record<string, string> {
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: 'test-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+  };
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {

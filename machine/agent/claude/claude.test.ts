@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../../protocol/index.ts';
 import { makeTmpDir, type TmpDir } from '../../../testkit/tmp.ts';
 import { until } from '../../../testkit/until.ts';
-import { startFakeAnthropic, type FakeAnthropic } from '../../test-support/fake-anthropic.ts';
+import {
+  claudeTestEnv,
+  startFakeAnthropic,
+  type FakeAnthropic,
+} from '../../test-support/fake-anthropic.ts';
 import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import type { TestPhone } from '../../test-support/test-phone.ts';
 import { claudeProvider } from './provider.ts';
@@ -39,15 +43,7 @@ afterAll(async () => {
 /** The isolated environment of every test run of the CLI (never a developer's own login). */
 const env = (extra: Record<string, string> = {}) => ({
   PATH: process.env.PATH ?? '',
-  HOME: home.dir,
-  CLAUDE_CONFIG_DIR: path.join(home.dir, '.claude'),
-  ANTHROPIC_BASE_URL: fake.url,
-  ANTHROPIC_API_KEY: 'test-key',
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  DISABLE_TELEMETRY: '1',
-  DISABLE_AUTOUPDATER: '1',
-  DISABLE_ERROR_REPORTING: '1',
-  CLAUDE_CODE_MAX_RETRIES: '0',
+  ...claudeTestEnv(home.dir, fake.url),
   ...extra,
 });
 const agents = (extra?: Record<string, string>) => [
