@@ -55,7 +55,7 @@ export function parseTerminalQr(lines: readonly string[], theme: TerminalTheme):
  * decodes only the box at the centre of the video (src/ui/scanner.ts `qrbox`), and the code
  * carries a box key since E9, so it has more modules than a fixed 8 px each would fit there.
  */
-const CODE_SIDE_PX = 320;
+const CODE_SIDE_PX = 400;
 
 /**
  * Writes a Y4M (4:2:0) video of the code on its terminal's background, each module
