@@ -14,11 +14,14 @@ const FAILURE_TEXT = {
 export function SecuritySettings() {
   const ui = useUi();
   const [available] = createResource(() => ui.client.presenceAvailable());
-  const [busy, setBusy] = createSignal(false);
+  // While the authenticator is asked, the switch shows what was asked for: `on()` reads the whole
+  // client state, so any frame arriving meanwhile would otherwise set it back under the finger.
+  const [wanted, setWanted] = createSignal<boolean | null>(null);
+  const busy = () => wanted() !== null;
   const [failure, setFailure] = createSignal<PresenceFailure | null>(null);
   const on = () => ui.state().credential !== null;
   const toggle = async (want: boolean) => {
-    setBusy(true);
+    setWanted(want);
     setFailure(null);
     try {
       if (want) await ui.client.enablePresence();
@@ -26,7 +29,7 @@ export function SecuritySettings() {
     } catch (e) {
       setFailure(e instanceof PresenceError ? e.code : PRESENCE_FAILURES.cancelled);
     } finally {
-      setBusy(false);
+      setWanted(null);
     }
   };
   return (
@@ -36,7 +39,7 @@ export function SecuritySettings() {
         <input
           type="checkbox"
           id="presence-toggle"
-          checked={on()}
+          checked={wanted() ?? on()}
           disabled={busy() || (!on() && available() !== true)}
           aria-describedby="presence-hint presence-state"
           onChange={(ev) => void toggle(ev.currentTarget.checked)}
