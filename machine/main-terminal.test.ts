@@ -45,10 +45,9 @@ describe('U5: the desk at a real terminal', () => {
     await dispatch(phone, { prompt: 'run: echo typed-desk > desk.txt' });
     const a = await phone.waitFor(is('approval.request'));
     const shortId = a.approvalId.slice(0, 8);
-    await pty.waitForOutput(new RegExp(`approval ${shortId}`)); // the approval on the desk
-    const after = screen().slice(screen().indexOf(`▶ approval ${shortId}`));
-    // Printed above the prompt; the prompt and the half-typed line drawn again below it.
-    expect(after).toMatch(/\n[^\n]*desk> allo/);
+    // The approval is printed above the prompt; the prompt and the half-typed line are drawn again
+    // below it, in a write of their own that may reach the pty after the line's.
+    await pty.waitForOutput(new RegExp(`▶ approval ${shortId}[^\n]*\n[^\n]*desk> allo`));
     pty.write(`w ${shortId}\r`);
     expect(await phone.waitFor(is('approval.closed'), 10_000)).toMatchObject({
       approvalId: a.approvalId,
