@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeManualTimers } from '../../../testkit/manual-clock.ts';
-import { isGone } from '../../../testkit/process-group.ts';
+import { isGone, liveInGroup } from '../../../testkit/process-group.ts';
 import { until } from '../../../testkit/until.ts';
 import { CODEX_TEST_ARGS, makeCodexHome, type CodexHome } from '../../test-support/codex-home.ts';
 import {
@@ -377,6 +377,64 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       ok: true,
       summary: 'Still here.',
     });
+  });
+
+  /** A command that writes its pid (and its child's) and waits a minute: the command of these tests. */
+  const longCommand = () =>
+    escalated(
+      `node -e "const c = require('child_process').spawn('sleep', ['60'], {stdio: 'ignore'}); require('fs').writeFileSync('pids', process.pid + ' ' + c.pid); setTimeout(() => {}, 60000)"`,
+    );
+  const commandPids = async () => {
+    const file = path.join(home.work, 'pids');
+    await until(
+      () => existsSync(file) && readFileSync(file, 'utf8').includes(' '),
+      'the command to run',
+      15_000,
+    );
+    return readFileSync(file, 'utf8').split(' ').map(Number);
+  };
+
+  it("E10 faults: Codex killed while a command it started runs: the turn ends saying Codex stopped, the card's tool is finished, and the command's processes are gone", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const r = recorder(() => ({ allowed: true }));
+    const running = s.runTurn('run something long', r.ctx);
+    const pids = await commandPids();
+    expect(pids.every((p) => !isGone(p))).toBe(true);
+    // The whole app-server group dies (the node launcher and the native server); the command
+    // runs in a session of its own, so only the adapter can end it.
+    process.kill(-s.pid!, 'SIGKILL');
+    const outcome = await running;
+    expect(outcome.ok).toBe(false);
+    expect(outcome.summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    expect(r.events).toContain('finished cancelled');
+    // Gone by the time the turn is reported ended.
+    expect(pids.every(isGone)).toBe(true);
+    expect(liveInGroup(pids[0]!)).toEqual([]);
+  });
+
+  it("E10 faults: only Codex's launcher killed: the native server it leaves and the command are ended too", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const running = s.runTurn('run something long', recorder(() => ({ allowed: true })).ctx);
+    const pids = await commandPids();
+    process.kill(s.pid!, 'SIGKILL');
+    expect((await running).summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    await until(() => pids.every(isGone), "the command's processes to end", 5_000);
+    await until(() => liveInGroup(pids[0]!).length === 0, 'nothing left of the group', 5_000);
+  });
+
+  it("E10: closing the session (the machine's stop) while a command runs ends the command's processes", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const running = s.runTurn('run something long', recorder(() => ({ allowed: true })).ctx);
+    const pids = await commandPids();
+    await s.close();
+    expect((await running).ok).toBe(false);
+    expect(pids.every(isGone)).toBe(true);
   });
 
   it('E10: a codex binary that is not there: the turn says so, naming the path', async () => {
