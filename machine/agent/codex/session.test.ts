@@ -176,16 +176,44 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(outcome).toMatchObject({ ok: true, summary: 'All done.' });
   });
 
-  it("E11: a deny's message reaches the model at the start of the next turn", async () => {
+  it("E11: a deny's message reaches the model in the same turn, right after Codex's refusal of that call, and the turn goes on", async () => {
+    home = makeCodexHome(fake);
+    const seen = script(escalated('rm notes.txt'), { kind: 'text', text: 'I kept the notes.' });
+    const r = recorder(() => ({ allowed: false, why: 'denied', message: 'keep the notes' }));
+    const outcome = await session().runTurn('tidy up', r.ctx);
+    expect(outcome).toMatchObject({ ok: true, summary: 'I kept the notes.' });
+    expect(existsSync(path.join(home.work, 'notes.txt'))).toBe(false);
+    expect(seen).toHaveLength(2);
+    const input = (seen[1]!.body.input ?? []) as Array<{ type?: string; call_id?: string }>;
+    const refusal = input.findIndex((i) => i.type === 'function_call_output');
+    expect(JSON.stringify(input[refusal])).toMatch(/rejected by user/);
+    const words = input.findIndex((i) =>
+      JSON.stringify(i).includes(
+        '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
+      ),
+    );
+    expect(input[refusal]!.call_id).toBe(input[refusal - 1]!.call_id);
+    expect(words).toBe(refusal + 1);
+    expect(input[words]).toMatchObject({ type: 'message', role: 'user' });
+  });
+
+  it('E11: the words of a deny that came once the turn had ended reach the model at the start of the next turn', async () => {
     home = makeCodexHome(fake);
     script(escalated('rm notes.txt'));
-    const r = recorder(() => ({ allowed: false, why: 'denied', message: 'keep the notes' }));
+    const r: Recorded = recorder(
+      (_ask, cleared) =>
+        new Promise((resolve) => {
+          cleared.addEventListener('abort', () =>
+            resolve({ allowed: false, why: 'denied', message: 'keep the notes' }),
+          );
+          r.stop('stopped from the phone');
+        }),
+    );
     const s = session();
-    await s.runTurn('tidy up', r.ctx);
+    expect(await s.runTurn('tidy up', r.ctx)).toMatchObject({ ok: false });
     const seen = script({ kind: 'text', text: 'Understood.' });
     await s.runTurn('go on', recorder().ctx);
-    const input = seen[0]!.body.input ?? [];
-    const last = JSON.stringify(input.slice(-1));
+    const last = JSON.stringify((seen[0]!.body.input ?? []).slice(-1));
     expect(last).toContain(
       '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
     );
