@@ -415,14 +415,19 @@ describe('E10: Claude Code behind the phone', () => {
     expect((await finalFor(phone, next.sessionId!)).summary).toBe('alive');
   });
 
-  it("E10 faults: of three concurrent sessions, one whose CLI dies while its command runs ends saying Claude Code stopped, with its command's processes and groups gone, and one whose model answers 500 ends with the agent's message; the third keeps its card and runs on to its final text", async () => {
+  it("E10 faults: of four concurrent sessions, one whose CLI dies while its command runs ends saying Claude Code stopped, with its command's processes and groups gone; one whose CLI dies while its card waits has the card closed; one whose model answers 500 ends with the agent's message; the fourth keeps its card and runs on to its final text", async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     const folder = (name: string) => {
       mkdirSync(path.join(w.root, name));
       return path.join(w.root, name);
     };
-    const [crashDir, failDir, liveDir] = [folder('crash'), folder('fail'), folder('live')];
+    const [crashDir, cardDir, failDir, liveDir] = ['crash', 'card', 'fail', 'live'].map(folder) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     fake.script('MARK-CO-CRASH', [
       {
         tool: 'Bash',
@@ -434,6 +439,10 @@ describe('E10: Claude Code behind the phone', () => {
       { text: 'never' },
     ]);
     fake.script('MARK-CO-500', [{ status: 500, message: 'upstream exploded' }]);
+    fake.script('MARK-CO-CARD', [
+      { tool: 'Bash', input: { command: 'touch never.txt', description: 'x' } },
+      { text: 'never' },
+    ]);
     fake.script('MARK-CO-LIVE', [
       { tool: 'Bash', input: { command: 'echo live > live.txt', description: 'x' } },
       { text: 'The live session finished.' },
@@ -442,6 +451,8 @@ describe('E10: Claude Code behind the phone', () => {
     const liveCard = await approvalOf(phone, live.sessionId!);
     const crash = await dispatch(phone, { prompt: 'MARK-CO-CRASH go', cwd: crashDir });
     const failing = await dispatch(phone, { prompt: 'MARK-CO-500 go', cwd: failDir });
+    const carded = await dispatch(phone, { prompt: 'MARK-CO-CARD go', cwd: cardDir });
+    const waiting = await approvalOf(phone, carded.sessionId!);
     respond(phone, (await approvalOf(phone, crash.sessionId!)).approvalId, 'allow');
     const pidsFile = path.join(crashDir, 'pids');
     await until(
@@ -469,14 +480,30 @@ describe('E10: Claude Code behind the phone', () => {
     expect(crashed.summary).toMatch(/^Claude Code stopped/);
     expect(pids.every(isGone)).toBe(true);
     for (const g of groups) expect(liveInGroup(g)).toEqual([]);
+    // The CLI whose card waits dies: the turn ends, the card closes, the command never runs.
+    const [cardCli] = processesIn(cardDir);
+    expect(cardCli).toBeDefined();
+    process.kill(cardCli!, 'SIGKILL');
+    expect((await finalFor(phone, carded.sessionId!)).summary).toMatch(/^Claude Code stopped/);
+    expect(
+      await phone.waitFor(
+        (m) => m.type === 'approval.closed' && m.approvalId === waiting.approvalId,
+        5000,
+      ),
+    ).toMatchObject({ resolution: 'superseded' });
+    expect(existsSync(path.join(cardDir, 'never.txt'))).toBe(false);
     const failed = await finalFor(phone, failing.sessionId!);
     expect(failed.ok).toBe(false);
     expect(failed.summary).toMatch(/500|upstream exploded|api error/i);
     await until(() => processesIn(failDir).length === 0, 'the failed CLI to end', 5000);
-    // Every card the two failed turns opened is closed; the live one still waits, its CLI alive.
+    // Every card the failed turns opened is closed; the live one still waits, its CLI alive.
     const opened = (id: string) =>
       phone.messages.filter((m) => m.type === 'approval.request' && m.sessionId === id);
-    for (const c of [...opened(crash.sessionId!), ...opened(failing.sessionId!)])
+    for (const c of [
+      ...opened(crash.sessionId!),
+      ...opened(carded.sessionId!),
+      ...opened(failing.sessionId!),
+    ])
       expect(
         phone.messages.some(
           (m) =>
@@ -491,7 +518,7 @@ describe('E10: Claude Code behind the phone', () => {
       summary: 'The live session finished.',
     });
     expect(readFileSync(path.join(liveDir, 'live.txt'), 'utf8')).toBe('live\n');
-    for (const d of [crashDir, failDir, liveDir])
+    for (const d of [crashDir, cardDir, failDir, liveDir])
       await until(() => processesIn(d).length === 0, `nothing left in ${d}`, 5000);
   }, 60_000);
 
