@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 // A real agent's process and everything it started (its tools, their children). The agent's own
@@ -49,4 +50,37 @@ export function killTree(root: number): void {
       // already gone
     }
   }
+}
+
+/**
+ * E10 faults: a mark in the environment of every agent process the machine starts, inherited by
+ * whatever it runs. A command in a session of its own whose agent died is an orphan: no parent
+ * pid leads to it any more, but its environment still names the run it belongs to. (A process
+ * that wipes its environment, `env -i`, loses the mark: that one is out of reach.)
+ */
+export const RUN_MARK_ENV = 'DSH_DISPATCH_RUN';
+
+/** A fresh mark for one agent session. */
+export const newRunMark = (): string => randomUUID();
+
+/** Every live process (but this one) whose environment carries `mark`. */
+export function markedProcesses(mark: string): number[] {
+  const needle = Buffer.from(`${RUN_MARK_ENV}=${mark}\0`);
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (env.includes(needle) && parentOf(name) !== null) out.push(Number(name));
+  }
+  return out;
+}
+
+/** SIGKILLs every marked process and the groups they lead. */
+export function killMarked(mark: string): void {
+  for (const pid of markedProcesses(mark)) killTree(pid);
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../../protocol/index.ts';
 import { makeTmpDir, type TmpDir } from '../../../testkit/tmp.ts';
+import { isGone, liveInGroup } from '../../../testkit/process-group.ts';
 import { until } from '../../../testkit/until.ts';
 import {
   claudeTestEnv,
@@ -191,6 +192,51 @@ describe('E10: Claude Code behind the phone', () => {
     expect(lastToolResult('MARK-EDIT')).toContain('denied this from their phone');
   });
 
+  it("E11: a deny with the owner's words reaches Claude as that tool_use's error result carrying them; the turn goes on to Claude's next call and its reply", async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-WORDS', [
+      { tool: 'Bash', input: { command: 'rm -rf build', description: 'Clean the build' } },
+      { tool: 'Bash', input: { command: 'echo kept > kept.txt', description: 'Note it' } },
+      { text: 'Left build alone, as you said.' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-WORDS tidy up' });
+    const a = await approvalOf(phone, r.sessionId!);
+    expect(a.detail).toContain('rm -rf build');
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: a.approvalId,
+      decision: 'deny',
+      message: 'keep build, the release needs it',
+    });
+    // Not interrupted: Claude asks for its next call after hearing the deny.
+    const b = await approvalOf(phone, r.sessionId!, phone.messages.indexOf(a) + 1);
+    expect(b.detail).toContain('echo kept > kept.txt');
+    respond(phone, b.approvalId, 'allow');
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final).toMatchObject({ ok: true, summary: 'Left build alone, as you said.' });
+    expect(readFileSync(path.join(w.root, 'kept.txt'), 'utf8')).toBe('kept\n');
+    // The model request after the deny: the tool_result for that tool_use, an error, in her words.
+    const afterDeny = fake.requests('MARK-WORDS')[1]!.messages;
+    const call = (afterDeny.at(-2)!.content as Array<{ type: string; id?: string }>).find(
+      (c) => c.type === 'tool_use',
+    )!;
+    const result = (
+      afterDeny.at(-1)!.content as Array<{
+        type: string;
+        tool_use_id?: string;
+        is_error?: boolean;
+        content?: unknown;
+      }>
+    ).find((c) => c.type === 'tool_result')!;
+    expect(result.tool_use_id).toBe(call.id);
+    expect(result.is_error).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(
+      'The user denied this from their phone. They said: keep build, the release needs it',
+    );
+  });
+
   it("E3 + E2: allow with changes runs the edited command instead of Claude's; a Bash call allowed for the session is allowed by the machine's rule the next time, without a card", async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
@@ -368,6 +414,113 @@ describe('E10: Claude Code behind the phone', () => {
     const next = await dispatch(phone, { prompt: 'MARK-ALIVE hi' });
     expect((await finalFor(phone, next.sessionId!)).summary).toBe('alive');
   });
+
+  it("E10 faults: of four concurrent sessions, one whose CLI dies while its command runs ends saying Claude Code stopped, with its command's processes and groups gone; one whose CLI dies while its card waits has the card closed; one whose model answers 500 ends with the agent's message; the fourth keeps its card and runs on to its final text", async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    const folder = (name: string) => {
+      mkdirSync(path.join(w.root, name));
+      return path.join(w.root, name);
+    };
+    const [crashDir, cardDir, failDir, liveDir] = ['crash', 'card', 'fail', 'live'].map(folder) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    fake.script('MARK-CO-CRASH', [
+      {
+        tool: 'Bash',
+        input: {
+          command: `node -e "const c = require('child_process').spawn('sleep', ['60'], {stdio: 'ignore'}); require('fs').writeFileSync('pids', process.pid + ' ' + c.pid); setTimeout(() => {}, 60000)"`,
+          description: 'wait',
+        },
+      },
+      { text: 'never' },
+    ]);
+    fake.script('MARK-CO-500', [{ status: 500, message: 'upstream exploded' }]);
+    fake.script('MARK-CO-CARD', [
+      { tool: 'Bash', input: { command: 'touch never.txt', description: 'x' } },
+      { text: 'never' },
+    ]);
+    fake.script('MARK-CO-LIVE', [
+      { tool: 'Bash', input: { command: 'echo live > live.txt', description: 'x' } },
+      { text: 'The live session finished.' },
+    ]);
+    const live = await dispatch(phone, { prompt: 'MARK-CO-LIVE go', cwd: liveDir });
+    const liveCard = await approvalOf(phone, live.sessionId!);
+    const crash = await dispatch(phone, { prompt: 'MARK-CO-CRASH go', cwd: crashDir });
+    const failing = await dispatch(phone, { prompt: 'MARK-CO-500 go', cwd: failDir });
+    const carded = await dispatch(phone, { prompt: 'MARK-CO-CARD go', cwd: cardDir });
+    const waiting = await approvalOf(phone, carded.sessionId!);
+    respond(phone, (await approvalOf(phone, crash.sessionId!)).approvalId, 'allow');
+    const pidsFile = path.join(crashDir, 'pids');
+    await until(
+      () => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').includes(' '),
+      'the command to run',
+      20_000,
+    );
+    const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
+    const cmdline = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const cli = processesIn(crashDir).find((p) => !pids.includes(p) && /claude/.test(cmdline(p)));
+    expect(cli).toBeDefined();
+    const groups = [cli!, ...pids].map((p) =>
+      Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]),
+    );
+    // Only the CLI dies: what it started is left to the machine to find.
+    process.kill(cli!, 'SIGKILL');
+    const crashed = await finalFor(phone, crash.sessionId!);
+    expect(crashed.ok).toBe(false);
+    expect(crashed.summary).toMatch(/^Claude Code stopped/);
+    expect(pids.every(isGone)).toBe(true);
+    for (const g of groups) expect(liveInGroup(g)).toEqual([]);
+    // The CLI whose card waits dies: the turn ends, the card closes, the command never runs.
+    const [cardCli] = processesIn(cardDir);
+    expect(cardCli).toBeDefined();
+    process.kill(cardCli!, 'SIGKILL');
+    expect((await finalFor(phone, carded.sessionId!)).summary).toMatch(/^Claude Code stopped/);
+    expect(
+      await phone.waitFor(
+        (m) => m.type === 'approval.closed' && m.approvalId === waiting.approvalId,
+        5000,
+      ),
+    ).toMatchObject({ resolution: 'superseded' });
+    expect(existsSync(path.join(cardDir, 'never.txt'))).toBe(false);
+    const failed = await finalFor(phone, failing.sessionId!);
+    expect(failed.ok).toBe(false);
+    expect(failed.summary).toMatch(/500|upstream exploded|api error/i);
+    await until(() => processesIn(failDir).length === 0, 'the failed CLI to end', 5000);
+    // Every card the failed turns opened is closed; the live one still waits, its CLI alive.
+    const opened = (id: string) =>
+      phone.messages.filter((m) => m.type === 'approval.request' && m.sessionId === id);
+    for (const c of [
+      ...opened(crash.sessionId!),
+      ...opened(carded.sessionId!),
+      ...opened(failing.sessionId!),
+    ])
+      expect(
+        phone.messages.some(
+          (m) =>
+            m.type === 'approval.closed' &&
+            m.approvalId === (c as { approvalId: string }).approvalId,
+        ),
+      ).toBe(true);
+    expect(processesIn(liveDir).length).toBeGreaterThan(0);
+    respond(phone, liveCard.approvalId, 'allow');
+    expect(await finalFor(phone, live.sessionId!)).toMatchObject({
+      ok: true,
+      summary: 'The live session finished.',
+    });
+    expect(readFileSync(path.join(liveDir, 'live.txt'), 'utf8')).toBe('live\n');
+    for (const d of [crashDir, cardDir, failDir, liveDir])
+      await until(() => processesIn(d).length === 0, `nothing left in ${d}`, 5000);
+  }, 60_000);
 
   it('E10 faults: a model server that never answers ends the turn when the API times out, with no process left', async () => {
     const w = await suite.world({ agents: agents({ API_TIMEOUT_MS: '2000' }) });

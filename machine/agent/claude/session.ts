@@ -14,7 +14,7 @@ import type {
   TurnOutcome,
 } from '../agent.ts';
 import { outcomeOf } from '../agent.ts';
-import { killTree } from '../process-tree.ts';
+import { killMarked, killTree, newRunMark, RUN_MARK_ENV } from '../process-tree.ts';
 import { answersOf, approvalAsk, callLine, questionsOf, resultText } from './tools.ts';
 
 // One Claude Code session (E10): each turn is one `query()` of the SDK in the session's folder,
@@ -56,8 +56,13 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
   const live = new Set<ChildProcess>();
   let closed = false;
 
+  // E10 faults: the CLI's environment carries the session's mark, and so does every tool it
+  // runs; a tool in a group of its own whose CLI died is an orphan the tree walk cannot reach,
+  // so what is left is found by the mark.
+  const mark = newRunMark();
   const endAll = () => {
     for (const child of live) if (child.pid !== undefined) killTree(child.pid);
+    killMarked(mark);
   };
 
   async function attempt(prompt: string, ctx: AgentContext) {
@@ -66,7 +71,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
     const spawnClaude = (so: SpawnOptions) => {
       const child = spawn(so.command, so.args, {
         cwd: so.cwd ?? o.cwd,
-        env: so.env as NodeJS.ProcessEnv,
+        env: { ...(so.env as NodeJS.ProcessEnv), [RUN_MARK_ENV]: mark },
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
       });

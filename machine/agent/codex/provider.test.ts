@@ -1,10 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../../protocol/index.ts';
 import { CODEX_TEST_ARGS, makeCodexHome, type CodexHome } from '../../test-support/codex-home.ts';
 import { startFakeResponses, type FakeResponses } from '../../test-support/fake-responses.ts';
-import { is, relaySuite, rid } from '../../test-support/relay-suite.ts';
+import { isGone } from '../../../testkit/process-group.ts';
+import { until } from '../../../testkit/until.ts';
+import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import { mockProvider } from '../mock/provider.ts';
 import { codexApprovalAsk, codexProvider } from './provider.ts';
 
@@ -87,6 +89,81 @@ describe('E10: Codex behind the phone', () => {
       agent: 'codex',
       model: 'gpt-5.5',
     });
+  });
+
+  it("E10 faults: Codex killed while its card waits ends the turn saying Codex stopped and closes the card; the machine's stop while a command runs leaves none of the command's processes", async () => {
+    const codexHome = makeCodexHome(fake);
+    home = codexHome;
+    const codex = codexProvider({ env: codexHome.env, extraArgs: CODEX_TEST_ARGS });
+    const w = await suite.world({ agents: [codex] });
+    const phone = await w.phone();
+    const escalated = (cmd: string) =>
+      ({
+        kind: 'call',
+        name: 'exec_command',
+        args: { cmd, sandbox_permissions: 'require_escalated', justification: 'the test asks' },
+      }) as const;
+    fake.respond = () => escalated('touch never.txt');
+    const r = await dispatch(phone, { prompt: 'make a file' });
+    const a = await phone.waitFor(is('approval.request'), 30_000);
+    expect(a.sessionId).toBe(r.sessionId);
+    // The app-server (launcher and native server) leads a group of its own: kill that group.
+    const read = (file: string) => {
+      try {
+        return readFileSync(file, 'utf8');
+      } catch {
+        return ''; // gone meanwhile
+      }
+    };
+    const server = Number(
+      readdirSync('/proc').find(
+        (p) =>
+          /^\d+$/.test(p) &&
+          read(`/proc/${p}/cmdline`).includes('app-server') &&
+          read(`/proc/${p}/environ`).includes(`CODEX_HOME=${codexHome.dir}\0`),
+      ),
+    );
+    expect(server).toBeGreaterThan(0);
+    const group = Number(read(`/proc/${server}/stat`).split(') ')[1]!.split(' ')[2]);
+    process.kill(-group, 'SIGKILL');
+    const final = await phone.waitFor(
+      (m): m is Extract<MachineMessage, { type: 'turn.final' }> =>
+        m.type === 'turn.final' && m.sessionId === r.sessionId,
+      10_000,
+    );
+    expect(final.ok).toBe(false);
+    expect(final.summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    await phone.waitFor((m) => m.type === 'approval.closed' && m.approvalId === a.approvalId, 5000);
+    expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
+    // A long command, allowed, then the machine stops: nothing of it is left.
+    fake.respond = () =>
+      escalated(
+        `node -e "const c = require('child_process').spawn('sleep', ['60'], {stdio: 'ignore'}); require('fs').writeFileSync('pids', process.pid + ' ' + c.pid); setTimeout(() => {}, 60000)"`,
+      );
+    const from = phone.messages.length;
+    const long = await dispatch(phone, { prompt: 'wait a while' });
+    const b = await phone.waitFor(
+      (m): m is Extract<MachineMessage, { type: 'approval.request' }> =>
+        m.type === 'approval.request' && m.sessionId === long.sessionId,
+      30_000,
+      from,
+    );
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: b.approvalId,
+      decision: 'allow',
+    });
+    const pidsFile = path.join(w.root, 'pids');
+    await until(
+      () => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').includes(' '),
+      'the command to run',
+      15_000,
+    );
+    const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
+    expect(pids.some((p) => !isGone(p))).toBe(true);
+    await w.machine.close();
+    expect(pids.every(isGone)).toBe(true);
   });
 
   it("E10: Codex's requests as the machine's approval kinds: a command is never editable; one file is a write; several files are never remembered", () => {

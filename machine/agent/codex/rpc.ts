@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { parseIncoming } from './parse.ts';
+import { markedProcesses, newRunMark, RUN_MARK_ENV } from '../process-tree.ts';
 import { signalTree, treeOf, whenGone } from './process-tree.ts';
 import type { RequestId } from './generated/RequestId.ts';
 
@@ -7,7 +8,9 @@ import type { RequestId } from './generated/RequestId.ts';
 // without the `jsonrpc` field. Its stdin is the request channel, so it stays a pipe (ending it is
 // how the server learns the client left). It leads its own process group; close() ends stdin,
 // sends SIGTERM to every group of its tree, SIGKILL after a grace, and returns once the child
-// is reaped and every process of the tree is gone.
+// is reaped and every process of the tree is gone. E10 faults: the child's environment carries a
+// mark of its own, inherited by every command it runs, so what Codex left when it died (a command
+// in a session of its own, orphaned; the native server its launcher left) is found and ended too.
 
 export const CLOSE_GRACE_MS = 2_000;
 const GONE_LIMIT_MS = 5_000;
@@ -51,9 +54,10 @@ export type AppServerOptions = {
 };
 
 export function startAppServer(o: AppServerOptions): AppServer {
+  const mark = newRunMark();
   const child = spawn(o.command, [...o.args], {
     cwd: o.cwd,
-    env: o.env ?? process.env,
+    env: { ...(o.env ?? process.env), [RUN_MARK_ENV]: mark },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -132,20 +136,26 @@ export function startAppServer(o: AppServerOptions): AppServer {
     respondError: (id, code, message) => write({ id, error: { code, message } }),
     close: () =>
       (closing ??= (async () => {
-        const tree = gone ? [] : treeOf(pid);
+        // The tree while it has one; and whatever carries the mark, orphaned or not.
+        const reach = () => [
+          ...(gone ? [] : treeOf(pid)),
+          ...markedProcesses(mark).flatMap((p) => treeOf(p)),
+        ];
+        const tree = reach();
         child.stdin.end();
         signalTree(tree, 'SIGTERM');
         // A stopped process acts on SIGTERM only once it runs again.
         signalTree(tree, 'SIGCONT');
         const killer = setTimeout(
-          () => signalTree(treeOf(pid).concat(tree), 'SIGKILL'),
+          () => signalTree(reach().concat(tree), 'SIGKILL'),
           CLOSE_GRACE_MS,
         );
         await exited;
         clearTimeout(killer);
         // Whatever outlived the server (a command in a group of its own) ends now.
-        signalTree(tree, 'SIGKILL');
-        await whenGone(tree, GONE_LIMIT_MS);
+        const left = reach().concat(tree);
+        signalTree(left, 'SIGKILL');
+        await whenGone(left, GONE_LIMIT_MS);
       })()),
   };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeManualTimers } from '../../../testkit/manual-clock.ts';
-import { isGone } from '../../../testkit/process-group.ts';
+import { isGone, liveInGroup } from '../../../testkit/process-group.ts';
 import { until } from '../../../testkit/until.ts';
 import { CODEX_TEST_ARGS, makeCodexHome, type CodexHome } from '../../test-support/codex-home.ts';
 import {
@@ -176,16 +176,44 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(outcome).toMatchObject({ ok: true, summary: 'All done.' });
   });
 
-  it("E11: a deny's message reaches the model at the start of the next turn", async () => {
+  it("E11: a deny's message reaches the model in the same turn, right after Codex's refusal of that call, and the turn goes on", async () => {
+    home = makeCodexHome(fake);
+    const seen = script(escalated('rm notes.txt'), { kind: 'text', text: 'I kept the notes.' });
+    const r = recorder(() => ({ allowed: false, why: 'denied', message: 'keep the notes' }));
+    const outcome = await session().runTurn('tidy up', r.ctx);
+    expect(outcome).toMatchObject({ ok: true, summary: 'I kept the notes.' });
+    expect(existsSync(path.join(home.work, 'notes.txt'))).toBe(false);
+    expect(seen).toHaveLength(2);
+    const input = (seen[1]!.body.input ?? []) as Array<{ type?: string; call_id?: string }>;
+    const refusal = input.findIndex((i) => i.type === 'function_call_output');
+    expect(JSON.stringify(input[refusal])).toMatch(/rejected by user/);
+    const words = input.findIndex((i) =>
+      JSON.stringify(i).includes(
+        '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
+      ),
+    );
+    expect(input[refusal]!.call_id).toBe(input[refusal - 1]!.call_id);
+    expect(words).toBe(refusal + 1);
+    expect(input[words]).toMatchObject({ type: 'message', role: 'user' });
+  });
+
+  it('E11: the words of a deny that came once the turn had ended reach the model at the start of the next turn', async () => {
     home = makeCodexHome(fake);
     script(escalated('rm notes.txt'));
-    const r = recorder(() => ({ allowed: false, why: 'denied', message: 'keep the notes' }));
+    const r: Recorded = recorder(
+      (_ask, cleared) =>
+        new Promise((resolve) => {
+          cleared.addEventListener('abort', () =>
+            resolve({ allowed: false, why: 'denied', message: 'keep the notes' }),
+          );
+          r.stop('stopped from the phone');
+        }),
+    );
     const s = session();
-    await s.runTurn('tidy up', r.ctx);
+    expect(await s.runTurn('tidy up', r.ctx)).toMatchObject({ ok: false });
     const seen = script({ kind: 'text', text: 'Understood.' });
     await s.runTurn('go on', recorder().ctx);
-    const input = seen[0]!.body.input ?? [];
-    const last = JSON.stringify(input.slice(-1));
+    const last = JSON.stringify((seen[0]!.body.input ?? []).slice(-1));
     expect(last).toContain(
       '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
     );
@@ -377,6 +405,71 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       ok: true,
       summary: 'Still here.',
     });
+  });
+
+  /** A command that writes its pid (and its child's) and waits a minute: the command of these tests. */
+  const longCommand = () =>
+    escalated(
+      `node -e "const c = require('child_process').spawn('sleep', ['60'], {stdio: 'ignore'}); require('fs').writeFileSync('pids', process.pid + ' ' + c.pid); setTimeout(() => {}, 60000)"`,
+    );
+  const commandPids = async () => {
+    const file = path.join(home.work, 'pids');
+    await until(
+      () => existsSync(file) && readFileSync(file, 'utf8').includes(' '),
+      'the command to run',
+      15_000,
+    );
+    return readFileSync(file, 'utf8').split(' ').map(Number);
+  };
+
+  it("E10 faults: Codex killed while a command it started runs: the turn ends saying Codex stopped, the card's tool is finished, and the command's processes are gone", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const r = recorder(() => ({ allowed: true }));
+    const running = s.runTurn('run something long', r.ctx);
+    const pids = await commandPids();
+    expect(pids.every((p) => !isGone(p))).toBe(true);
+    // The whole app-server group dies (the node launcher and the native server); the command
+    // runs in a session of its own, so only the adapter can end it.
+    process.kill(-s.pid!, 'SIGKILL');
+    const outcome = await running;
+    expect(outcome.ok).toBe(false);
+    expect(outcome.summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    expect(r.events).toContain('finished cancelled');
+    // Gone by the time the turn is reported ended.
+    expect(pids.every(isGone)).toBe(true);
+    expect(liveInGroup(pids[0]!)).toEqual([]);
+  });
+
+  it("E10 faults: only Codex's launcher killed: the turn ends saying Codex stopped, and neither the native server nor the command is left", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const running = s.runTurn('run something long', recorder(() => ({ allowed: true })).ctx);
+    const pids = await commandPids();
+    const launcher = s.pid!;
+    const server = liveInGroup(launcher)
+      .map((l) => Number(l.split(' ')[0]))
+      .filter((p) => p !== launcher);
+    expect(server.length).toBeGreaterThan(0);
+    process.kill(launcher, 'SIGKILL');
+    expect((await running).summary).toMatch(/^Codex stopped unexpectedly \(SIGKILL\)/);
+    // Gone by the time the turn is reported ended.
+    expect([...server, ...pids].filter((p) => !isGone(p))).toEqual([]);
+    expect(liveInGroup(launcher)).toEqual([]);
+    expect(liveInGroup(pids[0]!)).toEqual([]);
+  });
+
+  it("E10: closing the session (the machine's stop) while a command runs ends the command's processes", async () => {
+    home = makeCodexHome(fake);
+    script(longCommand());
+    const s = session();
+    const running = s.runTurn('run something long', recorder(() => ({ allowed: true })).ctx);
+    const pids = await commandPids();
+    await s.close();
+    expect((await running).ok).toBe(false);
+    expect(pids.every(isGone)).toBe(true);
   });
 
   it('E10: a codex binary that is not there: the turn says so, naming the path', async () => {

@@ -87,6 +87,8 @@ export function makeCodexSession(o: CodexSessionOptions) {
   const notes: string[] = [];
   /** The stored thread could not be resumed (Codex no longer has it): the caller decides. */
   let resumeFailed = false;
+  /** Cleanups of app-servers that died by themselves, awaited before a turn reports the end. */
+  const dying = new Set<Promise<void>>();
 
   const threadParams = {
     cwd: o.cwd,
@@ -110,6 +112,10 @@ export function makeCodexSession(o: CodexSessionOptions) {
     });
     void s.exited.then((e) => {
       if (server === s) server = null;
+      // Codex died by itself: what it started may still run, orphaned; the turn ends after it.
+      const ending = s.close();
+      dying.add(ending);
+      void ending.finally(() => dying.delete(ending));
       const tail = e.stderr.trim().split('\n').at(-1) ?? '';
       turn?.lost(
         `Codex stopped unexpectedly (${e.signal ?? `exit ${e.code}`})${tail ? `: ${tail}` : ''}`,
@@ -157,6 +163,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
     const s = server;
     server = null;
     await s?.close();
+    await Promise.all(dying);
   }
 
   async function runTurn(prompt: string, ctx: CodexContext): Promise<TurnOutcome> {

@@ -30,6 +30,7 @@ import type { ServerRequestResolvedNotification } from './generated/v2/ServerReq
 import type { ThreadItem } from './generated/v2/ThreadItem.ts';
 import type { ThreadTokenUsageUpdatedNotification } from './generated/v2/ThreadTokenUsageUpdatedNotification.ts';
 import type { TurnCompletedNotification } from './generated/v2/TurnCompletedNotification.ts';
+import type { TurnSteerParams } from './generated/v2/TurnSteerParams.ts';
 
 // One turn: routes the app-server's notifications and requests to the context, answers each
 // approval with `accept` or `decline` (a deny never `cancel`s: the turn goes on and the model
@@ -37,6 +38,8 @@ import type { TurnCompletedNotification } from './generated/v2/TurnCompletedNoti
 // message, or interrupted.
 
 const OUTPUT_IN_TRANSCRIPT_CHARS = 2_000;
+/** E11: how long Codex gets to take a deny's words into the running turn. */
+const STEER_LIMIT_MS = 2_000;
 const clip = (s: string) =>
   s.length > OUTPUT_IN_TRANSCRIPT_CHARS
     ? s.slice(0, OUTPUT_IN_TRANSCRIPT_CHARS) + '\n…[truncated]'
@@ -52,7 +55,7 @@ export type CodexTurn = ReturnType<typeof makeTurn>;
 export const stoppedText = (why: unknown) =>
   typeof why === 'string' ? `Turn stopped: ${why}.` : 'Turn stopped.';
 
-/** E11: what the owner said with a deny, told to the model when the next turn starts. */
+/** E11: what the owner said with a deny, told to the model in the same turn (or the next). */
 export const deniedNote = (command: string, message: string) =>
   `(From the owner, who denied \`${command}\` on their phone: ${message})`;
 
@@ -129,13 +132,36 @@ export function makeTurn(
     if (!allowed) refusals.set(itemId, answer.allowed ? 'denied' : answer.why);
     if (!answer.allowed && 'message' in answer && answer.message !== undefined) {
       const what = shown.tool === 'exec_command' ? shown.command : shown.paths.join(', ');
-      notes.push(deniedNote(what, answer.message));
+      const note = deniedNote(what, answer.message);
+      // E11: `decline` carries no text, so the words go in as a steer of this very turn, before
+      // the decline: Codex adds them to its next model request, after the refusal. A turn that
+      // cannot take them (it ended) keeps them for the next one.
+      if (!unanswered.has(id) || !(await steer(note))) notes.push(note);
     }
     if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
     const decision = allowed ? 'accept' : 'decline';
     server.respond(id, {
       decision,
     } satisfies CommandExecutionRequestApprovalResponse & FileChangeRequestApprovalResponse);
+  }
+
+  /** Adds `text` to the running turn; false when Codex would not take it (in time). */
+  async function steer(text: string): Promise<boolean> {
+    if (turnId === null) return false;
+    const params: TurnSteerParams = {
+      threadId,
+      expectedTurnId: turnId,
+      input: [{ type: 'text', text, text_elements: [] }],
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), STEER_LIMIT_MS)));
+    const took = server.request('turn/steer', params).then(
+      () => true,
+      () => false,
+    );
+    const ok = await Promise.race([took, late]);
+    clearTimeout(timer);
+    return ok;
   }
 
   async function askAll(id: RequestId, params: NonNullable<ReturnType<typeof parseUserInput>>) {
