@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { WebSocket } from 'ws';
 import type { AgentContext, AgentProvider } from '../agent/agent.ts';
 import { claudeProvider } from '../agent/claude/provider.ts';
 import { codexProvider } from '../agent/codex/provider.ts';
@@ -10,9 +12,12 @@ import { createMachine } from '../machine.ts';
 // agent, configured from BENCH_AGENTS_CONFIG (JSON) the way the agents' tests configure them
 // (isolated HOME, a fake model server). The ask probe lives HERE, not in production code: each
 // provider is wrapped so that the moment its adapter hands an ask to the machine (`ctx.approve`)
-// is printed as `ask <CLOCK_MONOTONIC ns>` on stdout, and each `approval.request` handed to the
-// relay socket as `sent <ns>`, — the same clock the bench's phone reads
-// (process.hrtime is CLOCK_MONOTONIC, system-wide on Linux).
+// is printed as `ask <CLOCK_MONOTONIC ns>` on stdout; each sealed message handed to the relay
+// link (the machine's `onSend`) as `out <type> <ns> <fingerprint>`, and each frame the link
+// writes to its socket as `wire <ns> <fingerprint>` — the same clock the bench's phone reads
+// (process.hrtime is CLOCK_MONOTONIC, system-wide on Linux). The fingerprint is the first 12 hex
+// digits of the SHA-256 of the sealed frame, as the bench relay (relay/bench-stamps.ts) prints
+// it: no plaintext leaves the process.
 
 type Config = {
   relay: string;
@@ -22,6 +27,16 @@ type Config = {
   env: Record<string, string>;
   codexArgs?: string[];
 };
+
+const fp = (frame: string) => createHash('sha256').update(frame).digest('hex').slice(0, 12);
+
+// The link's socket writes: patched on the prototype here, in the bench's entry only.
+const wsSend = WebSocket.prototype.send;
+WebSocket.prototype.send = function (this: WebSocket, data: unknown, ...rest: unknown[]) {
+  if (typeof data === 'string')
+    process.stdout.write(`wire ${process.hrtime.bigint()} ${fp(data)}\n`);
+  return (wsSend as (...a: unknown[]) => void).call(this, data, ...rest);
+} as typeof wsSend;
 
 const cfg = JSON.parse(process.env.BENCH_AGENTS_CONFIG ?? '') as Config;
 
@@ -62,11 +77,9 @@ const machine = await createMachine({
   appUrl: 'http://127.0.0.1:4173',
   log: (level, code, message) => level !== 'info' && consoleLog(level, code, message),
   agents: [probed(real), probed(mockProvider)],
-  // The sealed card handed to the relay socket: splits the leg into machine and relay + phone.
-  onSend: (message) => {
-    if (message.type === 'approval.request')
-      process.stdout.write(`sent ${process.hrtime.bigint()}\n`);
-  },
+  // Every sealed message handed to the relay link: splits the leg into machine and the rest.
+  onSend: (message, _push, frame) =>
+    process.stdout.write(`out ${message.type} ${process.hrtime.bigint()} ${fp(frame)}\n`),
 });
 await machine.connected();
 process.stdout.write(`ready ${machine.pairing.code}\n`);

@@ -15,7 +15,7 @@ import {
   type FakeAnthropic,
 } from '../test-support/fake-anthropic.ts';
 import { startFakeResponses, type FakeResponses } from '../test-support/fake-responses.ts';
-import { startRelayProcess, type RelayProcess } from '../test-support/relay-process.ts';
+
 import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
 
 // `npm run bench:agents` — the real agents (Claude Code, Codex: their real binaries against the
@@ -83,8 +83,19 @@ function descendants(pid: number): number[] {
 
 type BenchMachine = { p: TestProcess; phone: TestPhone; root: string; stop(): Promise<void> };
 
+/** The relay of relay/main.ts with its bench stamps (relay/bench-stamps.ts), on loopback. */
+type BenchRelay = { url: string; p: TestProcess };
+
+async function startRelay(dataDir: string): Promise<BenchRelay> {
+  const bundle = await bundled('relay/bench-stamps.ts');
+  const args = ['--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+  const p = startProcess('bench-relay', process.execPath, [bundle, ...args]);
+  const m = await whenReady(p, /relay listening on (ws:\/\/\S+)/, START_TIMEOUT_MS);
+  return { url: m[1]!.replace(/\/$/, ''), p };
+}
+
 async function startMachine(
-  relay: RelayProcess,
+  relay: BenchRelay,
   agent: Agent,
   env: Record<string, string>,
 ): Promise<BenchMachine> {
@@ -149,23 +160,66 @@ const cardOf = (phone: TestPhone, sessionId: string, from: number) =>
   );
 
 /** The machine-side ask stamps printed so far (ns, CLOCK_MONOTONIC). */
-const stamps = (p: TestProcess, what: 'ask' | 'sent'): bigint[] =>
-  p.lines.filter((l) => l.startsWith(`${what} `)).map((l) => BigInt(l.slice(what.length + 1)));
-const asks = (p: TestProcess) => stamps(p, 'ask');
+const asks = (p: TestProcess): bigint[] =>
+  p.lines.filter((l) => l.startsWith('ask ')).map((l) => BigInt(l.slice(4)));
 
-/** One ask: the whole leg, and its two parts (the machine; the relay and the phone), in ms. */
-type Leg = { total: number; machine: number; wire: number };
+/** `out <type> <ns> <fp>`: each sealed message handed to the relay link, in order. */
+type Out = { type: string; ns: bigint; fp: string };
+const outs = (p: TestProcess): Out[] =>
+  p.lines
+    .filter((l) => l.startsWith('out '))
+    .map((l) => {
+      const [, type, ns, fp] = l.split(' ');
+      return { type: type!, ns: BigInt(ns!), fp: fp! };
+    });
+const cardsOut = (p: TestProcess) => outs(p).filter((o) => o.type === 'approval.request');
+
+/** `<what> <ns> <fp>` lines: the first stamp of each fingerprint. */
+function byFingerprint(p: TestProcess, what: string): Map<string, bigint> {
+  const m = new Map<string, bigint>();
+  for (const l of p.lines) {
+    if (!l.startsWith(`${what} `)) continue;
+    const [, ns, fp] = l.split(' ');
+    if (!m.has(fp!)) m.set(fp!, BigInt(ns!));
+  }
+  return m;
+}
+
+/**
+ * One ask, in ms: the whole leg and its parts — the machine up to the sealed frame handed to
+ * its relay link (`machine`); the frame waiting in the link's send queue (`link`); the socket
+ * write to the relay's read (`toRelay`: both kernels, loopback, the relay's event loop); the
+ * relay's own work (`relay`: read to forward); its forward to the phone having opened it
+ * (`toPhone`). `wire` is everything after the machine (link + toRelay + relay + toPhone).
+ * `ahead`: frames the link wrote to its socket while the card waited in its queue.
+ */
+type Leg = {
+  total: number;
+  machine: number;
+  wire: number;
+  link: number;
+  toRelay: number;
+  relay: number;
+  toPhone: number;
+  ahead: number;
+};
 
 // ---- 1. ask → card --------------------------------------------------------------------------
 
 /** One session asking `N_ASKS` times in one turn; each card is allowed as soon as it is timed. */
-async function askToCard(m: BenchMachine, agent: string, prompt: string): Promise<Leg[]> {
+async function askToCard(
+  relay: BenchRelay,
+  m: BenchMachine,
+  agent: string,
+  prompt: string,
+): Promise<Leg[]> {
   const { phone, p } = m;
   // The phone's event loop is this process's: its stalls land in the relay + phone part.
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const base = asks(p).length;
-  const sentBase = stamps(p, 'sent').length;
+  const sentBase = cardsOut(p).length;
+  const outBase = outs(p).length;
   const sessionId = await dispatch(phone, prompt, agent);
   const ms: Leg[] = [];
   let from = 0;
@@ -174,16 +228,33 @@ async function askToCard(m: BenchMachine, agent: string, prompt: string): Promis
     const opened = process.hrtime.bigint();
     from = phone.messages.indexOf(card) + 1;
     await until(
-      () => asks(p).length > base + i && stamps(p, 'sent').length > sentBase + i,
+      () => asks(p).length > base + i && cardsOut(p).length > sentBase + i,
       `the machine's stamps of ask ${i}`,
       CARD_TIMEOUT_MS,
     );
     const asked = asks(p)[base + i]!;
-    const sent = stamps(p, 'sent')[sentBase + i]!;
+    const out = cardsOut(p)[sentBase + i]!;
+    await until(
+      () => byFingerprint(relay.p, 'rout').has(out.fp),
+      `the relay's stamps of ask ${i}`,
+      CARD_TIMEOUT_MS,
+    );
+    const wired = byFingerprint(p, 'wire');
+    const written = wired.get(out.fp)!;
+    const rin = byFingerprint(relay.p, 'rin').get(out.fp)!;
+    const rout = byFingerprint(relay.p, 'rout').get(out.fp)!;
+    const msOf = (a: bigint, b: bigint) => Number(b - a) / 1e6;
+    let ahead = 0;
+    for (const ns of wired.values()) if (ns > out.ns && ns < written) ahead += 1;
     ms.push({
-      total: Number(opened - asked) / 1e6,
-      machine: Number(sent - asked) / 1e6,
-      wire: Number(opened - sent) / 1e6,
+      total: msOf(asked, opened),
+      machine: msOf(asked, out.ns),
+      wire: msOf(out.ns, opened),
+      link: msOf(out.ns, written),
+      toRelay: msOf(written, rin),
+      relay: msOf(rin, rout),
+      toPhone: msOf(rout, opened),
+      ahead,
     });
     phone.send({
       type: 'approval.respond',
@@ -198,6 +269,12 @@ async function askToCard(m: BenchMachine, agent: string, prompt: string): Promis
     from,
   );
   loop.disable();
+  // What the machine sent during the turn, by type: what the cards share the link with.
+  const types = new Map<string, number>();
+  for (const o of outs(p).slice(outBase)) types.set(o.type, (types.get(o.type) ?? 0) + 1);
+  console.log(
+    `${agent}: the machine sent ${[...types].map(([t, n]) => `${n} ${t}`).join(', ')} in the turn`,
+  );
   console.log(
     `${agent}: the bench's (phone's) event-loop delay p99 ${fmt(loop.percentile(99) / 1e6)} ms, max ${fmt(loop.max / 1e6)} ms`,
   );
@@ -260,6 +337,16 @@ function latencyLine(label: string, legs: Leg[], baseline?: Leg[]) {
   ].join(' | ');
 }
 
+/** Where the time after the machine went (p50 / p95 of each part, ms; frames ahead p50 / max). */
+function splitLine(label: string, legs: Leg[]) {
+  const ahead = sorted(legs.map((l) => l.ahead));
+  return [
+    `| ${label} | ${p50p95(legs.map((l) => l.link))} | ${fmt(pct(ahead, 0.5))} / ${ahead.at(-1)}`,
+    `${p50p95(legs.map((l) => l.toRelay))} | ${p50p95(legs.map((l) => l.relay))}`,
+    `${p50p95(legs.map((l) => l.toPhone))} |`,
+  ].join(' | ');
+}
+
 function memoryLines(agent: Agent, samples: Sample[]) {
   const idle = samples[0]!.machineKb;
   return samples.map(
@@ -273,11 +360,10 @@ function memoryLines(agent: Agent, samples: Sample[]) {
 async function main() {
   const load0 = os.loadavg();
   const startedAt = Date.now();
-  await bundled('relay/main.ts');
   const relayDir = makeTmpDir('bench-agents-relay-');
   cleanups.push(relayDir.cleanup);
-  const relay = await startRelayProcess({ dataDir: relayDir.dir });
-  cleanups.push(() => relay.stop());
+  const relay = await startRelay(relayDir.dir);
+  cleanups.push(() => relay.p.stop({ graceMs: STOP_GRACE_MS, killLeftovers: true }));
   const anthropic: FakeAnthropic = await startFakeAnthropic();
   cleanups.push(() => anthropic.close());
   const responses: FakeResponses = await startFakeResponses();
@@ -297,6 +383,7 @@ async function main() {
   const envOf = { claude: claudeEnv, codex: codexEnv };
 
   const latency: string[] = [];
+  const split: string[] = [];
   const mem: string[] = [];
   for (const agent of ['claude', 'codex'] as const) {
     // Memory first, on a fresh machine, so no earlier session's state is counted.
@@ -323,7 +410,7 @@ async function main() {
 
     const m2 = await startMachine(relay, agent, envOf[agent]);
     try {
-      const baseline = await askToCard(m2, 'mock', mockScript());
+      const baseline = await askToCard(relay, m2, 'mock', mockScript());
       anthropic.script('LAT-CLAUDE', [
         ...Array.from({ length: N_ASKS }, (_, i) => ({
           tool: 'Bash',
@@ -344,9 +431,11 @@ async function main() {
               },
             }
           : { kind: 'text', text: 'done' };
-      const real = await askToCard(m2, agent, 'LAT-CLAUDE write the files');
+      const real = await askToCard(relay, m2, agent, 'LAT-CLAUDE write the files');
       latency.push(latencyLine(`mock (baseline, ${agent}'s machine)`, baseline));
       latency.push(latencyLine(agent, real, baseline));
+      split.push(splitLine(`mock (baseline, ${agent}'s machine)`, baseline));
+      split.push(splitLine(agent, real));
     } finally {
       await m2.stop();
     }
@@ -365,6 +454,12 @@ async function main() {
   );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const l of latency) console.log(l);
+  console.log(
+    '\nafter the machine (ms, p50 / p95): in the link queue (and frames written ahead of the card, p50 / max), socket → relay read, relay read → forward, forward → phone opened',
+  );
+  console.log('| agent | link queue | frames ahead | → relay | relay | → phone |');
+  console.log('|---|---|---|---|---|---|');
+  for (const l of split) console.log(l);
   console.log('\nmemory (RSS, MB; ratios to the idle machine process of the same agent)');
   console.log(
     '| agent | live sessions | machine | machine / idle | agent processes | per session | agents / idle machine |',

@@ -13,6 +13,8 @@ import {
   type RelayErrorFrame,
 } from '../../protocol/index.ts';
 import type { Log } from '../log.ts';
+import { realTimers, type Timers } from '../timers.ts';
+import { MAX_QUEUED_FRAMES, makeSendPacer, type SendOptions } from './send-pacer.ts';
 
 // The machine's socket to the relay: hello as `machine`, ping every 25 s (a socket that misses a
 // pong is dead), reconnect with jittered backoff 0.5 s → 30 s; after 10 consecutive failures a
@@ -32,17 +34,9 @@ export type RelayLinkState = {
   errorState: boolean;
 };
 
-/**
- * D3's relay default is 20 messages/s per socket with a burst of 100; above it frames are
- * refused with `limit`. The machine paces itself a little under that, so a burst of tool calls or
- * a big snapshot is delayed rather than lost.
- */
-export const SEND_RATE_PER_S = 18;
-export const SEND_BURST = 90;
-export const MAX_QUEUED_FRAMES = 1000;
-
 export type RelayLink = {
-  send(text: string): boolean;
+  /** Paced under D3; E10.1: `card` goes ahead of every other frame, `replaces` coalesces. */
+  send(text: string, options?: SendOptions): boolean;
   /** E6: a retired room's link keeps its socket (and queued frames) but answers to new events. */
   retarget(events: RelayLinkEvents): void;
   state(): RelayLinkState;
@@ -59,6 +53,7 @@ export function makeRelayLink(options: {
   pingIntervalMs?: number;
   sendRatePerS?: number;
   sendBurst?: number;
+  timers?: Timers;
 }): RelayLink {
   const { url, roomId, log } = options;
   let events = options.events;
@@ -71,37 +66,19 @@ export function makeRelayLink(options: {
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   let pinger: NodeJS.Timeout | undefined;
-  const rate = options.sendRatePerS ?? SEND_RATE_PER_S;
-  const burst = options.sendBurst ?? SEND_BURST;
-  const queue: string[] = [];
-  let tokens = burst;
-  let refilledAt = Date.now();
-  let drainTimer: NodeJS.Timeout | undefined;
-
-  function drain(): void {
-    const nowMs = Date.now();
-    tokens = Math.min(burst, tokens + ((nowMs - refilledAt) / 1000) * rate);
-    refilledAt = nowMs;
-    while (
-      queue.length > 0 &&
-      tokens >= 1 &&
-      ws !== null &&
-      connected &&
-      ws.readyState === WebSocket.OPEN
-    ) {
-      ws.send(queue.shift()!);
-      tokens -= 1;
-    }
-    if (queue.length > 0 && connected && drainTimer === undefined) {
-      drainTimer = setTimeout(
-        () => {
-          drainTimer = undefined;
-          drain();
-        },
-        Math.ceil(((1 - tokens) / rate) * 1000),
-      );
-    }
-  }
+  const pacer = makeSendPacer({
+    timers: options.timers ?? realTimers(),
+    canWrite: () => ws !== null && connected && ws.readyState === WebSocket.OPEN,
+    write: (text) => ws!.send(text),
+    dropped: () =>
+      log(
+        'warn',
+        'send-queue-full',
+        `more than ${MAX_QUEUED_FRAMES} frames waiting; dropped the oldest`,
+      ),
+    ...(options.sendRatePerS !== undefined ? { ratePerS: options.sendRatePerS } : {}),
+    ...(options.sendBurst !== undefined ? { burst: options.sendBurst } : {}),
+  });
 
   function connect(): void {
     if (closed) return;
@@ -142,7 +119,7 @@ export function makeRelayLink(options: {
             failures = 0;
           }
           events.helloOk(f);
-          drain();
+          pacer.drain();
           break;
         case 'presence':
           if (f.room === roomId) events.presence(f);
@@ -182,18 +159,9 @@ export function makeRelayLink(options: {
   connect();
 
   return {
-    send(text) {
+    send(text, sendOptions) {
       if (ws === null || !connected || ws.readyState !== WebSocket.OPEN) return false;
-      queue.push(text);
-      if (queue.length > MAX_QUEUED_FRAMES) {
-        queue.shift();
-        log(
-          'warn',
-          'send-queue-full',
-          `more than ${MAX_QUEUED_FRAMES} frames waiting; dropped the oldest`,
-        );
-      }
-      drain();
+      pacer.push(text, sendOptions);
       return true;
     },
     retarget(next) {
@@ -207,7 +175,7 @@ export function makeRelayLink(options: {
     close() {
       closed = true;
       clearTimeout(retry);
-      clearTimeout(drainTimer);
+      pacer.close();
       clearInterval(pinger);
       const sock = ws;
       if (sock === null || sock.readyState === WebSocket.CLOSED) return Promise.resolve();

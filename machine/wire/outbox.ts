@@ -2,6 +2,7 @@ import type { CompactPushFields, MachineMessage } from '../../protocol/index.ts'
 import type { Log } from '../log.ts';
 import { pushFor } from './push-hints.ts';
 import type { Rooms } from '../links/rooms.ts';
+import type { SendOptions } from '../links/send-pacer.ts';
 
 // How the machine sends: to the current room, with a push hint while no phone is online (D9),
 // keeping results and closes while the relay is away (re-sent after hello-ok) and dropping state
@@ -17,6 +18,17 @@ const RESENT_ON_JOIN = new Set<MachineMessage['type']>([
   'rules',
   'session.snapshot',
 ]);
+
+/**
+ * E10.1: how the link queues a message — a card ahead of every other frame; a session's state
+ * in the place of its older state still waiting (it carries the whole session).
+ */
+export function sendOptionsFor(message: MachineMessage): SendOptions {
+  if (message.type === 'approval.request' || message.type === 'question.request')
+    return { card: true };
+  if (message.type === 'session.update') return { replaces: `s:${message.session.sessionId}` };
+  return {};
+}
 
 export type Outbox = ReturnType<typeof makeOutbox>;
 
@@ -61,7 +73,7 @@ export function makeOutbox(o: {
         return;
       }
       o.onSend?.(message, push, frame);
-      if (room.link.send(frame)) {
+      if (room.link.send(frame, sendOptionsFor(message))) {
         if (push !== undefined) o.hintSent();
       } else if (!RESENT_ON_JOIN.has(message.type)) {
         kept.push({ frame, push, message, roomId: room.roomId });
@@ -76,7 +88,8 @@ export function makeOutbox(o: {
         // there asks again (retired-rooms.ts).
         if (k.roomId !== room.roomId && k.message.type === 'room.rotate') continue;
         const frame = k.roomId === room.roomId ? k.frame : room.sealer.frame(k.message, k.push);
-        if (frame !== null && room.link.send(frame) && k.push) o.hintSent();
+        if (frame !== null && room.link.send(frame, sendOptionsFor(k.message)) && k.push)
+          o.hintSent();
       }
     },
   };
