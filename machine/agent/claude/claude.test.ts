@@ -547,7 +547,11 @@ describe('E10: Claude Code behind the phone', () => {
       message: `claude: --claude-path ${path.join(home.dir, 'no-such-claude')} is not an executable file`,
     });
     const none = await claudeProvider({ env: { PATH: home.dir } }).check();
-    // Without claude on PATH the packaged CLI (an npm dependency here) is the one found.
-    expect(none.ok).toBe(true);
+    // E10 packaging: without claude on PATH, the CLI in agents/node_modules (`npm test` installs
+    // it) is the one found.
+    expect(none).toEqual({
+      ok: true,
+      detail: expect.stringMatching(/\(.*\/agents\/node_modules\/.*, from agents\/ /),
+    });
   });
 });
