@@ -22,7 +22,7 @@ import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts
 import type { TestPhone } from '../../test-support/test-phone.ts';
 import { claudeProvider } from './provider.ts';
 
-// E10 with the REAL Claude Code binary (the SDK's packaged CLI) against a scripted Anthropic
+// E10 with the REAL Claude Code binary (the SDK's CLI in agents/node_modules) against a scripted Anthropic
 // Messages server, through a real relay and the test phone: approvals with Claude's own tool
 // names, diffs, deny, allow with changes (E3), Stop (E4), questions, resume after a restart, and
 // the model server's faults. One fake server for the file; each case scripts its own marker.
