@@ -20,10 +20,15 @@ describe('E10: the agents the machine starts with', () => {
     ]);
   });
 
-  it('E10: a codex binary that does not run is said plainly and left out', async () => {
+  it('E10: a --codex-path with no codex behind it is said plainly and left out', async () => {
     const r = await agentsFromCli({ agents: ['codex'], codexPath: '/nonexistent/codex' });
     expect(r.providers).toEqual([]);
-    expect(r.lines[0]).toMatchObject({ agent: 'codex', ok: false });
-    expect(r.lines[0]!.text).toMatch(/^codex: \/nonexistent\/codex did not run .*--codex-path$/);
+    expect(r.lines).toEqual([
+      {
+        agent: 'codex',
+        ok: false,
+        text: 'codex: --codex-path /nonexistent/codex is not an executable file',
+      },
+    ]);
   });
 });

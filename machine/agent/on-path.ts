@@ -2,7 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 
 // Finding an agent's binary the way a shell would: the first executable file of that name in a
-// PATH folder (E10: `--<agent>-path`, else PATH, else the packaged one).
+// PATH folder (E10 packaging: `--<agent>-path`, else PATH, else agents/node_modules; find-binary.ts).
 
 export function executable(file: string): boolean {
   try {

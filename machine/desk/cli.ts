@@ -38,8 +38,10 @@ Options:
                          Code) or codex (Codex); repeat for more, the first is the default
                          (none given: mock). Each is checked at start; one that is missing is
                          said and left out, the machine runs with the rest (E10)
-  --claude-path <file>   the claude binary (default: claude on PATH, else the packaged one)
-  --codex-path <file>    the codex binary (default: codex on PATH, else the packaged one)
+  --claude-path <file>   the claude binary (default: claude on PATH, else the one
+                         \`npm run agents:install\` put in agents/node_modules)
+  --codex-path <file>    the codex binary (default: codex on PATH, else the one in
+                         agents/node_modules)
   --verbose              at an interactive terminal, also print the relay's, phones' and
                          devices' comings and goings (a pipe or a file always gets every line)
   --help                 this text

@@ -1,9 +1,12 @@
-// `npm test`: every check the project has, in stages (docs/quality.md "The test run"): first the
+// `npm test`: every check the project has, in stages (docs/quality.md "The test run"), after the
+// system packages are checked and the agents' CLIs installed when needed (E10 packaging): first the
 // one test that measures a latency under a known load (the push flood, H1), alone; then lint,
 // typecheck and the build side by side (single-threaded each) and the size budget once the build
 // is done; then the unit suite (two workers); then the e2e suite. Jobs of a stage run side by side
 // and print their output whole when they end.
 import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ensureAgents } from '../agents/state.ts';
 import { missingPrereqs, prereqs } from './prereqs.ts';
 
 /** `after`: a job of the same stage whose success this one needs before it starts. */
@@ -97,6 +100,9 @@ async function main(): Promise<number> {
     process.stderr.write(`Install them with:\n  ${install}\n`);
     return 1;
   }
+  // E10 packaging: the agent tests need the real CLIs, which the root `npm ci` leaves out.
+  if (!(await ensureAgents(path.resolve(import.meta.dirname, '../../agents'), 'npm test')))
+    return 1;
   const all = performance.now();
   const timings: Result[] = [];
   for (const stage of STAGES) {

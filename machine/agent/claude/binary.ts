@@ -1,46 +1,42 @@
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AgentCheck } from '../agent.ts';
-import { executable, onPath } from '../on-path.ts';
+import { findAgentBinary, type BinarySpec } from '../find-binary.ts';
+import { executable } from '../on-path.ts';
 
-// Which `claude` runs (E10): `--claude-path` when given, else `claude` on PATH (the user's own
-// install, with their login), else the one packaged with the SDK (@anthropic-ai/claude-agent-sdk-
-// <platform>-<arch>, an optional npm package that may be left out).
+// Which `claude` runs (E10 packaging): `--claude-path` when given, else `claude` on PATH (the
+// user's own install, with their login), else the CLI `npm run agents:install` put in
+// agents/node_modules (@anthropic-ai/claude-agent-sdk-<platform>-<arch>, the SDK's optional
+// per-platform package; the root install leaves it out).
 
 export type ClaudeBinary = { ok: true; path: string; how: string } | { ok: false; message: string };
 
 const VERSION_TIMEOUT_MS = 15_000;
 
-function packaged(): string | null {
-  const require = createRequire(import.meta.url);
-  const base = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
-  for (const name of [base, `${base}-musl`]) {
-    try {
-      const file = path.join(path.dirname(require.resolve(`${name}/package.json`)), 'claude');
-      if (executable(file)) return file;
-    } catch {
-      // not installed (optional)
+export const CLAUDE_BINARY: BinarySpec = {
+  name: 'claude',
+  product: 'Claude Code',
+  packaged(nodeModules) {
+    const base = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
+    for (const name of [base, `${base}-musl`]) {
+      const file = path.join(nodeModules, name, 'claude');
+      if (executable(file)) return { command: file, args: [] };
     }
-  }
-  return null;
-}
+    return null;
+  },
+};
 
 export function resolveClaude(
   claudePath: string | undefined,
   envPath: string | undefined,
+  nodeModules?: string | null,
 ): ClaudeBinary {
-  if (claudePath !== undefined) {
-    const file = path.resolve(claudePath);
-    return executable(file)
-      ? { ok: true, path: file, how: '--claude-path' }
-      : { ok: false, message: `claude: --claude-path ${file} is not an executable file` };
-  }
-  const found = onPath('claude', envPath);
-  if (found !== null) return { ok: true, path: found, how: 'PATH' };
-  const bundled = packaged();
-  if (bundled !== null) return { ok: true, path: bundled, how: 'the packaged CLI' };
-  return { ok: false, message: 'claude: not found — install Claude Code or pass --claude-path' };
+  const found = findAgentBinary(CLAUDE_BINARY, {
+    given: claudePath,
+    envPath,
+    ...(nodeModules !== undefined ? { nodeModules } : {}),
+  });
+  return found.ok ? { ok: true, path: found.launch.command, how: found.how } : found;
 }
 
 /** Runs `<claude> --version`: a binary that cannot start is said now, not at the first dispatch. */

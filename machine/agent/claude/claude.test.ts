@@ -22,7 +22,7 @@ import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts
 import type { TestPhone } from '../../test-support/test-phone.ts';
 import { claudeProvider } from './provider.ts';
 
-// E10 with the REAL Claude Code binary (the SDK's packaged CLI) against a scripted Anthropic
+// E10 with the REAL Claude Code binary (the SDK's CLI in agents/node_modules) against a scripted Anthropic
 // Messages server, through a real relay and the test phone: approvals with Claude's own tool
 // names, diffs, deny, allow with changes (E3), Stop (E4), questions, resume after a restart, and
 // the model server's faults. One fake server for the file; each case scripts its own marker.
@@ -547,7 +547,11 @@ describe('E10: Claude Code behind the phone', () => {
       message: `claude: --claude-path ${path.join(home.dir, 'no-such-claude')} is not an executable file`,
     });
     const none = await claudeProvider({ env: { PATH: home.dir } }).check();
-    // Without claude on PATH the packaged CLI (an npm dependency here) is the one found.
-    expect(none.ok).toBe(true);
+    // E10 packaging: without claude on PATH, the CLI in agents/node_modules (`npm test` installs
+    // it) is the one found.
+    expect(none).toEqual({
+      ok: true,
+      detail: expect.stringMatching(/\(.*\/agents\/node_modules\/.*, from agents\/ /),
+    });
   });
 });

@@ -1,18 +1,32 @@
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTmpDir } from '../../../testkit/tmp.ts';
 import { checkCodex } from './available.ts';
+import { resolveCodex } from './binary.ts';
 
 // E10: the machine offers `codex` only when the binary runs, and says plainly when it does not.
 
+const tmp = makeTmpDir('codex-available-');
+afterAll(() => tmp.cleanup());
+
 describe('E10: is Codex there', () => {
-  it('the packaged codex answers with its version', async () => {
-    expect(await checkCodex()).toEqual({ ok: true, detail: 'codex 0.171.0' });
+  it('E10 packaging: the codex in agents/node_modules answers with its version', async () => {
+    const r = await checkCodex(resolveCodex(undefined, ''));
+    expect(r).toEqual({
+      ok: true,
+      detail: expect.stringMatching(
+        /^codex 0\.171\.0 \(.*agents\/node_modules\/@openai\/codex\/bin\/codex\.js, from agents\/ \(npm run agents:install\)\)$/,
+      ),
+    });
   });
 
-  it('a path with no codex behind it is named in the message', async () => {
-    const missing = path.join('/nonexistent', 'codex');
-    const r = await checkCodex(missing);
+  it('E10: a codex that does not run is named in the message', async () => {
+    const broken = path.join(tmp.dir, 'codex');
+    writeFileSync(broken, '#!/bin/sh\necho "no such thing" >&2\nexit 3\n');
+    chmodSync(broken, 0o755);
+    const r = await checkCodex(resolveCodex(broken, ''));
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.message).toMatch(/^codex: \/nonexistent\/codex did not run \(.*ENOENT/);
+    expect(!r.ok && r.message).toMatch(`codex: ${broken} did not run (Command failed: `);
   });
 });

@@ -1,13 +1,13 @@
 import type { ApprovalAsk } from '../../approvals/approval-offer.ts';
 import type { AgentContext, AgentProvider, TurnOutcome } from '../agent.ts';
-import { onPath } from '../on-path.ts';
 import { checkCodex } from './available.ts';
+import { resolveCodex } from './binary.ts';
 import type { CodexAsk, CodexContext } from './context.ts';
 import { makeCodexSession } from './session.ts';
 
 // `--agent codex` (E10): the Codex adapter (`codex app-server`) behind the machine's agent seam.
-// This file is the wiring only: the binary (`--codex-path`, else `codex` on PATH, else the
-// packaged one), Codex's requests as the machine's approval kinds, and a lost thread said and
+// This file is the wiring only: the binary (binary.ts: `--codex-path`, else `codex` on PATH, else
+// the one in agents/node_modules), Codex's requests as the machine's approval kinds, and a lost thread said and
 // started anew. The rest is the adapter's (docs/agents-codex.md).
 
 export const CODEX_AGENT = 'codex';
@@ -57,17 +57,17 @@ function codexContext(ctx: AgentContext): CodexContext {
 }
 
 export function codexProvider(o: CodexProviderOptions = {}): AgentProvider {
-  const envPath = o.env?.PATH ?? process.env.PATH;
-  const codexPath = o.codexPath ?? onPath('codex', envPath) ?? undefined;
+  const bin = resolveCodex(o.codexPath, o.env?.PATH ?? process.env.PATH);
   return {
     name: CODEX_AGENT,
-    check: () => checkCodex(codexPath, o.env),
+    check: () => checkCodex(bin, o.env),
     open(options) {
+      if (!bin.ok) throw new Error(bin.message);
       const session = makeCodexSession({
         cwd: options.cwd,
         access: options.access,
         ...(options.resume !== undefined ? { resume: options.resume } : {}),
-        ...(codexPath !== undefined ? { codexPath } : {}),
+        codex: bin.launch,
         ...(o.env !== undefined ? { env: o.env } : {}),
         ...(o.extraArgs !== undefined ? { extraArgs: o.extraArgs } : {}),
       });

@@ -475,7 +475,7 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
   it('E10: a codex binary that is not there: the turn says so, naming the path', async () => {
     home = makeCodexHome(fake);
     const missing = path.join(home.dir, 'no-such-codex');
-    const s = session(undefined, { codexPath: missing });
+    const s = session(undefined, { codex: { command: missing, args: [] } });
     const outcome = await s.runTurn('hello', recorder().ctx);
     expect(outcome).toMatchObject({ ok: false });
     expect(outcome.summary).toBe(

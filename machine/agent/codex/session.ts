@@ -1,7 +1,8 @@
-import { createRequire } from 'node:module';
 import type { AccessLevel } from '../../../protocol/index.ts';
 import type { Timeouts } from '../../../protocol/timers.ts';
+import type { Launch } from '../find-binary.ts';
 import type { TurnOutcome } from '../runner.ts';
+import { resolveCodex } from './binary.ts';
 import type { CodexContext } from './context.ts';
 import { shaped } from './parse.ts';
 import { endProcesses, startedSince, treeOf } from './process-tree.ts';
@@ -47,17 +48,18 @@ export const APPROVAL_POLICY_BY_ACCESS: Record<AccessLevel, AskForApproval> = {
 /** `request_user_input` is off by default in 0.171; questions need it (E10). */
 export const APP_SERVER_ARGS = ['app-server', '--enable', 'default_mode_request_user_input'];
 
-/** The Codex that `npm i @openai/codex` installed beside this repository, run by this Node. */
-export function packagedCodex(): { command: string; args: string[] } {
-  const script = createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
-  return { command: process.execPath, args: [script] };
+/** The Codex in agents/node_modules (E10 packaging); the not-found line when it is not there. */
+function packagedCodex(): Launch {
+  const found = resolveCodex(undefined, '');
+  if (!found.ok) throw new Error(found.message);
+  return found.launch;
 }
 
 export type CodexSessionOptions = {
   cwd: string;
   access: AccessLevel;
-  /** A `codex` binary; the packaged one when absent. */
-  codexPath?: string;
+  /** What runs `codex` (binary.ts); the one in agents/node_modules when absent. */
+  codex?: Launch;
   /** More `codex app-server` flags (tests: `--disable plugins` …). */
   extraArgs?: readonly string[];
   /** The agent's environment; this process's when absent (the user's own Codex settings). */
@@ -97,7 +99,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
   };
 
   async function start(ctx: CodexContext): Promise<AppServer> {
-    const bin = o.codexPath !== undefined ? { command: o.codexPath, args: [] } : packagedCodex();
+    const bin = o.codex ?? packagedCodex();
     const s = startAppServer({
       command: bin.command,
       args: [...bin.args, ...APP_SERVER_ARGS, ...(o.extraArgs ?? [])],
