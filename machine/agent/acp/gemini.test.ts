@@ -1,0 +1,176 @@
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MachineMessage } from '../../../protocol/index.ts';
+import { makeTmpDir, type TmpDir } from '../../../testkit/tmp.ts';
+import { until } from '../../../testkit/until.ts';
+import { geminiTestEnv, startFakeGemini, type FakeGemini } from '../../test-support/fake-gemini.ts';
+import { dispatch, relaySuite, rid } from '../../test-support/relay-suite.ts';
+import type { TestPhone } from '../../test-support/test-phone.ts';
+import { geminiProvider } from './provider.ts';
+
+// E10 with the REAL Gemini CLI (`gemini --acp`, the packaged @google/gemini-cli) against a
+// scripted Gemini API server, through a real relay and the test phone: the ACP adapter's
+// approvals (picked by option kind), diffs, deny, Stop (E4), usage, and faults.
+
+const suite = relaySuite();
+let fake: FakeGemini;
+let home: TmpDir;
+
+beforeAll(async () => {
+  fake = await startFakeGemini();
+  home = makeTmpDir('gemini-home-');
+});
+afterAll(async () => {
+  await fake.close();
+  home.cleanup();
+});
+
+const env = () => ({ PATH: process.env.PATH ?? '', ...geminiTestEnv(home.dir, fake.url) });
+const agents = () => [geminiProvider({ env: env() })];
+
+const respond = (phone: TestPhone, approvalId: string, decision: 'allow' | 'deny') =>
+  phone.send({ type: 'approval.respond', requestId: rid(), approvalId, decision });
+const approvalOf = (phone: TestPhone, sessionId: string, from = 0) =>
+  phone.waitFor(
+    (m): m is Extract<MachineMessage, { type: 'approval.request' }> =>
+      m.type === 'approval.request' && m.sessionId === sessionId,
+    30_000,
+    from,
+  );
+const finalFor = (phone: TestPhone, sessionId: string, from = 0) =>
+  phone.waitFor(
+    (m): m is Extract<MachineMessage, { type: 'turn.final' }> =>
+      m.type === 'turn.final' && m.sessionId === sessionId,
+    30_000,
+    from,
+  );
+/** What the CLI sent back for the last tool call of a conversation. */
+const lastToolResult = (marker: string): string =>
+  JSON.stringify(fake.requests(marker).at(-1)?.contents?.at(-1) ?? '');
+
+/** Live processes whose command line contains `needle`. */
+function running(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
+        return state !== 'Z' && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+/** Processes whose folder is `dir` (the agent and what it started there). */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
+        return readlinkSync(`/proc/${p}/cwd`) === dir && state !== 'Z';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('E10: Gemini CLI over ACP behind the phone', () => {
+  it("E10: a shell command becomes an approval with the agent's tool kind and the command; allow (allow_once) runs it; the final text, usage and model reach the session", async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-RUN', [
+      { call: 'run_shell_command', args: { command: 'echo hi > out.txt', description: 'write' } },
+      { text: 'Wrote out.txt for you.', usage: { input: 300, output: 40 } },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-RUN write a file' });
+    expect(r.ok).toBe(true);
+    const a = await approvalOf(phone, r.sessionId!);
+    expect(a.tool).toBe('execute');
+    expect(a.detail).toContain('echo hi > out.txt');
+    // E3: ACP's answer carries no changed input, so nothing is editable.
+    expect(a.editable).toBeUndefined();
+    respond(phone, a.approvalId, 'allow');
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final).toMatchObject({ ok: true, summary: 'Wrote out.txt for you.' });
+    expect(readFileSync(path.join(w.root, 'out.txt'), 'utf8')).toBe('hi\n');
+    const update = await phone.waitFor(
+      (m) =>
+        m.type === 'session.update' &&
+        m.session.sessionId === r.sessionId &&
+        m.session.usage !== undefined &&
+        m.session.state === 'done',
+    );
+    expect(update.type === 'session.update' && update.session).toMatchObject({
+      agent: 'gemini',
+      model: expect.any(String),
+      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
+    });
+    if (update.type === 'session.update')
+      expect(update.session.usage!.inputTokens).toBeGreaterThanOrEqual(300);
+    const transcript = w.machine.transcript(r.sessionId!).map((e) => e.text);
+    expect(transcript).toContain('execute: echo hi > out.txt');
+    expect(transcript).toContain('Wrote out.txt for you.');
+  }, 60_000);
+
+  it('E10: a file write shows a unified diff; a deny (reject_once) leaves no file and Gemini hears it was refused', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    const file = path.join(w.root, 'notes.md');
+    fake.script('MARK-WRITE', [
+      { call: 'write_file', args: { file_path: file, content: 'one\ntwo\n' } },
+      { text: 'The write was refused, so I left it.' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-WRITE write notes' });
+    const a = await approvalOf(phone, r.sessionId!);
+    expect(a.tool).toBe('edit');
+    expect(a.editable).toBeUndefined();
+    expect(a.detail).toContain('--- /dev/null');
+    expect(a.detail).toContain('+++ b/notes.md');
+    expect(a.detail).toContain('+one');
+    expect(a.detail).toContain('+two');
+    respond(phone, a.approvalId, 'deny');
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final.summary).toBe('The write was refused, so I left it.');
+    expect(existsSync(file)).toBe(false);
+    expect(lastToolResult('MARK-WRITE')).toMatch(/functionResponse/);
+  }, 60_000);
+
+  it("E4: Stop during a long command: within 2 s turn.final says interrupted, the command's process is gone, and a reply continues the conversation", async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-STOP', [
+      {
+        call: 'run_shell_command',
+        args: { command: 'node -e "setTimeout(()=>{},30001)"', description: 'wait' },
+      },
+      { text: 'Picking up after the stop.' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-STOP wait' });
+    const a = await approvalOf(phone, r.sessionId!);
+    respond(phone, a.approvalId, 'allow');
+    await until(() => running('30001').length > 0, 'the command to run', 20_000);
+    const started = Date.now();
+    phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
+    const final = await finalFor(phone, r.sessionId!);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(final).toMatchObject({ ok: false, reason: 'interrupted' });
+    await until(() => running('30001').length === 0, 'the command to end', 5000);
+    expect(w.machine.sessions().find((s) => s.sessionId === r.sessionId)?.state).toBe('idle');
+    const from = phone.messages.length;
+    phone.send({
+      type: 'session.message',
+      requestId: rid(),
+      sessionId: r.sessionId!,
+      text: 'go on',
+    });
+    expect((await finalFor(phone, r.sessionId!, from)).summary).toBe('Picking up after the stop.');
+    expect(JSON.stringify(fake.requests('MARK-STOP').at(-1)?.contents)).toContain('go on');
+    // The machine's stop ends the agent and everything it started.
+    await w.machine.close();
+    await until(() => processesIn(w.root).length === 0, 'the agent to end with the machine', 5000);
+  }, 60_000);
+});
