@@ -44,6 +44,7 @@ export function geminiTestEnv(home: string, baseUrl: string): Record<string, str
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false },
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 },
+      model: { name: 'gemini-2.5-flash' },
       security: { folderTrust: { enabled: false } },
     }),
   );

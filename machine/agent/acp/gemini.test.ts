@@ -173,4 +173,43 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     await w.machine.close();
     await until(() => processesIn(w.root).length === 0, 'the agent to end with the machine', 5000);
   }, 60_000);
+
+  it('E10 faults: a 500 from the model server ends the turn with the agent’s message; the agent killed while a card waits ends the turn, closes the card, leaves no process, and the next dispatch works', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-500', [{ status: 500, message: 'upstream exploded' }]);
+    const r = await dispatch(phone, { prompt: 'MARK-500 hello' });
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final.ok).toBe(false);
+    expect(final.summary).toMatch(/500|upstream exploded|internal/i);
+    fake.script('MARK-CRASH', [
+      { call: 'run_shell_command', args: { command: 'echo never > crash.txt', description: 'x' } },
+    ]);
+    const c = await dispatch(phone, { prompt: 'MARK-CRASH go' });
+    const a = await approvalOf(phone, c.sessionId!);
+    const agent = processesIn(w.root);
+    expect(agent.length).toBeGreaterThan(0);
+    for (const pid of agent) process.kill(pid, 'SIGKILL');
+    const crashed = await finalFor(phone, c.sessionId!);
+    expect(crashed.ok).toBe(false);
+    expect(crashed.summary).toContain('gemini stopped');
+    await phone.waitFor((m) => m.type === 'approval.closed' && m.approvalId === a.approvalId, 5000);
+    expect(existsSync(path.join(w.root, 'crash.txt'))).toBe(false);
+    fake.script('MARK-ALIVE', [{ text: 'alive' }]);
+    const next = await dispatch(phone, { prompt: 'MARK-ALIVE hi' });
+    expect((await finalFor(phone, next.sessionId!)).summary).toBe('alive');
+    await w.machine.close();
+    await until(() => processesIn(w.root).length === 0, 'no process left', 5000);
+  }, 90_000);
+
+  it('E10: a missing gemini binary is said plainly at the check', async () => {
+    const missing = path.join(home.dir, 'no-such-gemini');
+    expect(await geminiProvider({ geminiPath: missing }).check()).toEqual({
+      ok: false,
+      message: `gemini: --gemini-path ${missing} is not an executable file`,
+    });
+    // Without gemini on PATH the packaged CLI (a dev dependency here) is the one found.
+    const packaged = await geminiProvider({ env: { ...env(), PATH: home.dir } }).check();
+    expect(packaged).toMatchObject({ ok: true, detail: expect.stringMatching(/^gemini 0\.61\.0/) });
+  });
 });
