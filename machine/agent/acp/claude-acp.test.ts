@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MachineMessage } from '../../../protocol/index.ts';
+import { makeTmpDir, type TmpDir } from '../../../testkit/tmp.ts';
+import {
+  claudeTestEnv,
+  startFakeAnthropic,
+  type FakeAnthropic,
+} from '../../test-support/fake-anthropic.ts';
+import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
+import type { TestPhone } from '../../test-support/test-phone.ts';
+import { parseAcpFlag } from './declare.ts';
+import { declaredAcpProvider } from './provider.ts';
+
+// E10 "any ACP agent": an agent the code does not name, declared on the command line only —
+// Claude's ACP adapter (`claude-agent-acp`, the real package and the real Claude CLI it runs)
+// against the scripted Anthropic server. It starts in mode `auto` (Claude decides itself): the
+// adapter switches it to `default` so that every Bash call is asked on the phone.
+
+const suite = relaySuite();
+let fake: FakeAnthropic;
+let home: TmpDir;
+
+const BIN = path.resolve('node_modules/.bin/claude-agent-acp');
+const CLAUDE = path.resolve('node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude');
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic();
+  home = makeTmpDir('claude-acp-home-');
+  mkdirSync(path.join(home.dir, '.claude'));
+});
+afterAll(async () => {
+  await fake.close();
+  home.cleanup();
+});
+
+function agents() {
+  const d = parseAcpFlag(`claude-acp=${BIN}`);
+  if (!d.ok) throw new Error(d.message);
+  return [
+    declaredAcpProvider(
+      { ...d.spec, env: { CLAUDE_CODE_EXECUTABLE: CLAUDE } },
+      { env: { PATH: process.env.PATH ?? '', ...claudeTestEnv(home.dir, fake.url) } },
+    ),
+  ];
+}
+
+const approvalOf = (phone: TestPhone, sessionId: string) =>
+  phone.waitFor(
+    (m): m is Extract<MachineMessage, { type: 'approval.request' }> =>
+      m.type === 'approval.request' && m.sessionId === sessionId,
+    30_000,
+  );
+const finalFor = (phone: TestPhone, sessionId: string) =>
+  phone.waitFor(
+    (m): m is Extract<MachineMessage, { type: 'turn.final' }> =>
+      m.type === 'turn.final' && m.sessionId === sessionId,
+    30_000,
+  );
+const respond = (phone: TestPhone, approvalId: string, decision: 'allow' | 'deny') =>
+  phone.send({ type: 'approval.respond', requestId: rid(), approvalId, decision });
+
+describe('E10: an ACP agent declared by command line only (claude-agent-acp)', () => {
+  it('E10: declared with --acp-agent it is offered; its Bash call is asked (mode switched from auto to default); allow runs it, deny does not and Claude hears it', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    expect((await phone.waitFor(is('machine.status'))).capabilities?.agents).toEqual([
+      'claude-acp',
+    ]);
+    fake.script('MARK-ACP-ALLOW', [
+      { tool: 'Bash', input: { command: 'echo via-acp > acp.txt', description: 'Write acp.txt' } },
+      { text: 'Wrote acp.txt over ACP.' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-ACP-ALLOW write' });
+    const a = await approvalOf(phone, r.sessionId!);
+    expect(a.tool).toBe('execute');
+    expect(a.detail).toContain('echo via-acp > acp.txt');
+    expect(a.editable).toBeUndefined();
+    respond(phone, a.approvalId, 'allow');
+    expect(await finalFor(phone, r.sessionId!)).toMatchObject({
+      ok: true,
+      summary: 'Wrote acp.txt over ACP.',
+    });
+    expect(readFileSync(path.join(w.root, 'acp.txt'), 'utf8')).toBe('via-acp\n');
+
+    fake.script('MARK-ACP-DENY', [
+      { tool: 'Bash', input: { command: 'echo no > denied.txt', description: 'Write denied' } },
+      { text: 'It was refused, so I stopped.' },
+    ]);
+    const d = await dispatch(phone, { prompt: 'MARK-ACP-DENY write' });
+    const b = await approvalOf(phone, d.sessionId!);
+    respond(phone, b.approvalId, 'deny');
+    expect((await finalFor(phone, d.sessionId!)).summary).toBe('It was refused, so I stopped.');
+    expect(existsSync(path.join(w.root, 'denied.txt'))).toBe(false);
+    const told = JSON.stringify(fake.requests('MARK-ACP-DENY').at(-1)?.messages.at(-1)?.content);
+    expect(told).toContain('tool_result');
+  }, 90_000);
+});
