@@ -93,7 +93,49 @@ describe('E10: an ACP agent declared by command line only (claude-agent-acp)', (
     respond(phone, b.approvalId, 'deny');
     expect((await finalFor(phone, d.sessionId!)).summary).toBe('It was refused, so I stopped.');
     expect(existsSync(path.join(w.root, 'denied.txt'))).toBe(false);
-    const told = JSON.stringify(fake.requests('MARK-ACP-DENY').at(-1)?.messages.at(-1)?.content);
+    // The turn after the deny carries it back as Bash's error result.
+    const told = JSON.stringify(fake.requests('MARK-ACP-DENY')[1]?.messages.at(-1)?.content);
     expect(told).toContain('tool_result');
+    expect(told).toContain('"is_error":true');
   }, 90_000);
+
+  it('E10: a question over ACP (elicitation/create form, advertised by the client) becomes a question card; the chosen option reaches Claude', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-ACP-ASK', [
+      {
+        tool: 'AskUserQuestion',
+        input: {
+          questions: [
+            {
+              question: 'Which colour?',
+              header: 'Colour',
+              multiSelect: false,
+              options: [
+                { label: 'Red', description: 'warm' },
+                { label: 'Blue', description: 'cool' },
+              ],
+            },
+          ],
+        },
+      },
+      { text: 'Blue it is.' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-ACP-ASK pick' });
+    const q = await phone.waitFor(is('question.request'), 30_000);
+    expect(q.items[0]!.prompt).toContain('Which colour?');
+    const blue = q.items[0]!.options.find((o) => o.label.startsWith('Blue'))!;
+    expect(blue).toBeDefined();
+    phone.send({
+      type: 'question.respond',
+      requestId: rid(),
+      questionId: q.questionId,
+      answers: [{ itemId: q.items[0]!.id, optionIds: [blue.id] }],
+    });
+    expect((await finalFor(phone, r.sessionId!)).summary).toBe('Blue it is.');
+    // The turn after the answer carries it back as AskUserQuestion's tool result.
+    const answered = JSON.stringify(fake.requests('MARK-ACP-ASK')[1]?.messages.at(-1));
+    expect(answered).toContain('tool_result');
+    expect(answered).toContain('Blue');
+  }, 60_000);
 });

@@ -108,12 +108,15 @@ export function permissionOutcome(
     : { outcome: { outcome: 'cancelled' } };
 }
 
-type Field = { key: string; question: AgentQuestion; values: string[] };
+/** `other`: the free-text field that completes a choice (`<key>_custom`, Claude's "Other"). */
+type Field = { key: string; question: AgentQuestion; values: string[]; other?: string };
+const OTHER_SUFFIX = '_custom';
 
-function fieldOf(key: string, p: ElicitationPropertySchema): Field {
+function fieldOf(key: string, p: ElicitationPropertySchema, message: string | null): Field {
   const s = p as Raw & { title?: string | null; description?: string | null };
-  const prompt = str(s.description) || str(s.title) || key;
-  const header = str(s.description) !== '' && str(s.title) !== '' ? str(s.title) : undefined;
+  // The question is the field's description; a form of one field may put it in its message.
+  const prompt = str(s.description) || message || str(s.title) || key;
+  const header = str(s.title) !== '' && str(s.title) !== prompt ? str(s.title) : undefined;
   const items = (p.type === 'array' ? (s.items as Raw | undefined) : s) ?? {};
   const oneOf = Array.isArray(items.oneOf)
     ? (items.oneOf as Array<{ const?: unknown; title?: unknown }>)
@@ -146,7 +149,21 @@ export function elicitationFields(req: CreateElicitationRequest): Field[] | null
   const schema = (
     req as { requestedSchema?: { properties?: Record<string, ElicitationPropertySchema> } }
   ).requestedSchema;
-  const fields = Object.entries(schema?.properties ?? {}).map(([k, p]) => fieldOf(k, p));
+  const props = schema?.properties ?? {};
+  const isOther = (k: string, p: ElicitationPropertySchema) =>
+    k.endsWith(OTHER_SUFFIX) &&
+    props[k.slice(0, -OTHER_SUFFIX.length)] !== undefined &&
+    p.type === 'string';
+  const entries = Object.entries(props).filter(([k, p]) => !isOther(k, p));
+  const message = entries.length === 1 && req.message !== '' ? req.message : null;
+  const fields = entries.map(([k, p]) => {
+    const f = fieldOf(k, p, message);
+    const other = `${k}${OTHER_SUFFIX}`;
+    const o = props[other];
+    return o !== undefined && isOther(other, o)
+      ? { ...f, other, question: { ...f.question, allowFreeText: true } }
+      : f;
+  });
   return fields.every((f) => f.question.options.length > 0 || f.question.allowFreeText)
     ? fields
     : null;
@@ -160,7 +177,9 @@ export function elicitationAnswer(fields: Field[], a: AgentAnswers): CreateElici
     const c = a.choices[i] ?? { labels: [] };
     const picked = c.labels.map((l) => f.values[f.question.options.indexOf(l)] ?? l);
     if (f.question.multiSelect) content[f.key] = picked;
-    else content[f.key] = picked[0] ?? c.freeText ?? '';
+    else if (picked[0] !== undefined || f.other === undefined)
+      content[f.key] = picked[0] ?? c.freeText ?? '';
+    if (f.other !== undefined && c.freeText !== undefined) content[f.other] = c.freeText;
   });
   return { action: 'accept', content };
 }

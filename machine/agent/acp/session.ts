@@ -143,11 +143,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
       if (t === null || fields === null) return { action: 'decline' };
       flush(t);
       const a = await t.ctx.ask(
-        fields.map((f, i) =>
-          i === 0 && fields.length === 1 && !f.question.header
-            ? { ...f.question, prompt: f.question.prompt || r.message }
-            : f.question,
-        ),
+        fields.map((f) => f.question),
         AbortSignal.any([t.cleared.signal, signal]),
       );
       return elicitationAnswer(fields, a);
