@@ -78,7 +78,8 @@ export function permissionAsk(call: ToolCallUpdate, cwd: string): ApprovalAsk {
     return {
       tool: 'run',
       agentTool,
-      title: `Run: ${command}`,
+      // The app titles a command card with the command itself (SC2); this says nothing more.
+      title: 'Run a command',
       detail: said !== '' ? `${command}\n\n${said}` : command,
       command,
       editable: false,
