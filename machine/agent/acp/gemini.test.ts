@@ -212,4 +212,32 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     const packaged = await geminiProvider({ env: { ...env(), PATH: home.dir } }).check();
     expect(packaged).toMatchObject({ ok: true, detail: expect.stringMatching(/^gemini 0\.61\.0/) });
   });
+
+  it('E10: after a machine restart a reply resumes the conversation with session/load (the history reaches the model; the replayed history is not added to the transcript twice)', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-RESUME', [{ text: 'First answer.' }, { text: 'You asked me earlier.' }]);
+    const r = await dispatch(phone, { prompt: 'MARK-RESUME remember this' });
+    expect((await finalFor(phone, r.sessionId!)).summary).toBe('First answer.');
+    const created = new Date().getUTCMinutes();
+    await w.restart({ agents: agents() });
+    // Gemini CLI 0.61 names a session's history file by its UTC minute and a new process in the
+    // same minute overwrites it ("No previous sessions found"): the reply crosses the minute.
+    await until(() => new Date().getUTCMinutes() !== created, 'the next UTC minute', 61_000);
+    const from = phone.messages.length;
+    phone.send({
+      type: 'session.message',
+      requestId: rid(),
+      sessionId: r.sessionId!,
+      text: 'what did I ask?',
+    });
+    expect((await finalFor(phone, r.sessionId!, from)).summary).toBe('You asked me earlier.');
+    const history = JSON.stringify(fake.requests('MARK-RESUME').at(-1)?.contents);
+    expect(history).toContain('First answer.');
+    expect(history).toContain('what did I ask?');
+    const transcript = w.machine.transcript(r.sessionId!).map((e) => e.text);
+    expect(transcript.filter((t) => t === 'First answer.')).toHaveLength(1);
+    expect(transcript.filter((t) => t === 'MARK-RESUME remember this')).toHaveLength(1);
+    expect(transcript.join('\n')).not.toContain('Could not resume');
+  }, 120_000);
 });

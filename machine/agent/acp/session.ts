@@ -43,6 +43,14 @@ import {
 export const CANCEL_BACKSTOP_MS = 3000;
 /** E4: a command the turn started gets this long after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 500;
+/**
+ * `session/load` replays the history as updates, and an agent may go on replaying after it
+ * answered (Gemini CLI streams it unawaited, with no end marker): the replay is over once the
+ * session has been quiet this long (bounded by REPLAY_MAX_MS). Its updates never reach the turn.
+ */
+export const REPLAY_QUIET_MS = 300;
+export const REPLAY_MAX_MS = 3000;
+const REPLAY_POLL_MS = 50;
 /** The mode that asks before acting, where an agent offers modes (Claude's adapter: `auto`). */
 export const ASKING_MODE = 'default';
 
@@ -69,6 +77,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
   let proc: AcpProcess | null = null;
   let sessionId: string | null = null;
   let loading = false;
+  let lastReplayAt = 0;
   let turn: Turn | null = null;
   let closed = false;
   let usage: AgentUsage | null = null;
@@ -101,6 +110,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
     update(n: SessionNotification) {
       const t = turn;
       // `session/load` replays the history: the transcript has it already.
+      if (loading) lastReplayAt = Date.now();
       if (loading || t === null || n.sessionId !== sessionId) return;
       const u = n.update;
       switch (u.sessionUpdate) {
@@ -157,6 +167,13 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
     await p.conn.agent.request('session/set_mode', { sessionId: sessionId!, modeId: ASKING_MODE });
   }
 
+  async function replayOver(): Promise<void> {
+    const limit = Date.now() + REPLAY_MAX_MS;
+    lastReplayAt = Math.max(lastReplayAt, Date.now());
+    while (Date.now() - lastReplayAt < REPLAY_QUIET_MS && Date.now() < limit)
+      await new Promise((r) => setTimeout(r, REPLAY_POLL_MS));
+  }
+
   async function start(ctx: AgentContext): Promise<AcpProcess> {
     const p = await startAcp(cfg.spec, o.cwd, cfg.env ?? process.env, handlers);
     try {
@@ -169,6 +186,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
             mcpServers: [],
           });
           await setAskingMode(p, loaded.modes);
+          await replayOver();
           return p;
         } catch (e) {
           ctx.assistant(
