@@ -240,4 +240,53 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(transcript.filter((t) => t === 'MARK-RESUME remember this')).toHaveLength(1);
     expect(transcript.join('\n')).not.toContain('Could not resume');
   }, 120_000);
+
+  it("E2 over ACP: a command allowed for the session is allowed by the machine's own rule the next time Gemini asks (no card); the agent's allow_always is never chosen, so Gemini asks again", async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-RULE', [
+      { call: 'run_shell_command', args: { command: 'touch ruled.txt', description: 'one' } },
+      { call: 'run_shell_command', args: { command: 'touch ruled.txt', description: 'two' } },
+      { text: 'done' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-RULE go' });
+    const a = await approvalOf(phone, r.sessionId!);
+    expect(a).toMatchObject({ tool: 'execute', rule: { scopes: ['session'] } });
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: a.approvalId,
+      decision: 'allow',
+      scope: 'session',
+    });
+    expect((await finalFor(phone, r.sessionId!)).summary).toBe('done');
+    const cards = phone.messages.filter(
+      (m) => m.type === 'approval.request' && m.sessionId === r.sessionId,
+    );
+    expect(cards).toHaveLength(1);
+    const transcript = w.machine.transcript(r.sessionId!).map((e) => e.text);
+    expect(transcript).toContain(`Allowed by rule ${a.rule!.key}.`);
+    expect(existsSync(path.join(w.root, 'ruled.txt'))).toBe(true);
+  }, 60_000);
+
+  it('E4: Stop while a Gemini card waits: the card closes superseded, the turn ends interrupted within 2 s, the command never runs', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-STOPCARD', [
+      { call: 'run_shell_command', args: { command: 'touch never.txt', description: 'x' } },
+      { text: 'never' },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-STOPCARD go' });
+    const a = await approvalOf(phone, r.sessionId!);
+    const started = Date.now();
+    phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
+    const closed = await phone.waitFor(
+      (m) => m.type === 'approval.closed' && m.approvalId === a.approvalId,
+      2000,
+    );
+    expect(closed).toMatchObject({ resolution: 'superseded' });
+    expect(await finalFor(phone, r.sessionId!)).toMatchObject({ ok: false, reason: 'interrupted' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
+  }, 60_000);
 });

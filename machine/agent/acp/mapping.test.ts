@@ -25,6 +25,9 @@ describe('E10: ACP requests ↔ the seam', () => {
     expect(permissionOutcome({ allowed: false, why: 'denied' }, OPTIONS)).toEqual({
       outcome: { outcome: 'selected', optionId: 'cancel' },
     });
+    expect(permissionOutcome({ allowed: false, why: 'cancelled' }, OPTIONS)).toEqual({
+      outcome: { outcome: 'cancelled' },
+    });
     expect(permissionOutcome({ allowed: true }, [OPTIONS[0]!])).toEqual({
       outcome: { outcome: 'cancelled' },
     });

@@ -102,6 +102,8 @@ export function permissionOutcome(
   answer: ApprovalAnswer,
   options: readonly PermissionOption[],
 ): RequestPermissionResponse {
+  // A card closed by Stop: ACP asks for `cancelled` on every request pending at `session/cancel`.
+  if (!answer.allowed && answer.why === 'cancelled') return { outcome: { outcome: 'cancelled' } };
   const kind = answer.allowed ? 'allow_once' : 'reject_once';
   const option = options.find((o) => o.kind === kind);
   return option !== undefined
