@@ -9,7 +9,7 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { killTree } from '../process-tree.ts';
+import { killMarked, killTree, newRunMark, RUN_MARK_ENV } from '../process-tree.ts';
 import type { AcpAgentSpec } from './declare.ts';
 
 // One ACP agent process and the client connection to it (newline-delimited JSON-RPC on stdio,
@@ -41,9 +41,12 @@ export async function startAcp(
   env: NodeJS.ProcessEnv,
   h: AcpHandlers,
 ): Promise<AcpProcess> {
+  // E10 faults: every process of this agent carries the run's mark, so a command in a group of
+  // its own that outlives a dead agent (an orphan no parent pid leads to) is still found.
+  const mark = newRunMark();
   const child: ChildProcess = spawn(spec.command, spec.args, {
     cwd,
-    env: { ...env, ...spec.env },
+    env: { ...env, ...spec.env, [RUN_MARK_ENV]: mark },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -73,6 +76,7 @@ export async function startAcp(
     );
   const kill = () => {
     if (child.pid !== undefined) killTree(child.pid);
+    killMarked(mark);
     conn.close();
   };
   void exited.then((why) => conn.close(new Error(`${spec.name} stopped (${why})`)));

@@ -289,4 +289,25 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
   }, 60_000);
+
+  it('E10 faults: the agent killed while its command runs ends the turn and no process of it is left (its processes carry the run mark, so a command orphaned in a group of its own is found too)', async () => {
+    const w = await suite.world({ agents: agents() });
+    const phone = await w.phone();
+    fake.script('MARK-ORPHAN', [
+      {
+        call: 'run_shell_command',
+        args: { command: 'node -e "setTimeout(()=>{},30002)"', description: 'wait' },
+      },
+    ]);
+    const r = await dispatch(phone, { prompt: 'MARK-ORPHAN wait' });
+    const a = await approvalOf(phone, r.sessionId!);
+    respond(phone, a.approvalId, 'allow');
+    await until(() => running('30002').length > 0, 'the command to run', 20_000);
+    const command = new Set(running('30002'));
+    for (const pid of processesIn(w.root)) if (!command.has(pid)) process.kill(pid, 'SIGKILL');
+    const final = await finalFor(phone, r.sessionId!);
+    expect(final.ok).toBe(false);
+    expect(final.summary).toContain('gemini stopped');
+    await until(() => running('30002').length === 0, 'the orphaned command to end', 5000);
+  }, 60_000);
 });
