@@ -83,6 +83,22 @@ describe('E10: an ACP agent declared by command line only (claude-agent-acp)', (
       summary: 'Wrote acp.txt over ACP.',
     });
     expect(readFileSync(path.join(w.root, 'acp.txt'), 'utf8')).toBe('via-acp\n');
+    // Usage from the prompt result's `usage`, the cost from `usage_update` (USD).
+    const update = await phone.waitFor(
+      (m) =>
+        m.type === 'session.update' &&
+        m.session.sessionId === r.sessionId &&
+        m.session.usage !== undefined &&
+        m.session.state === 'done',
+    );
+    expect(update.type === 'session.update' && update.session).toMatchObject({
+      agent: 'claude-acp',
+      usage: {
+        inputTokens: expect.any(Number),
+        outputTokens: expect.any(Number),
+        costUsd: expect.any(Number),
+      },
+    });
 
     fake.script('MARK-ACP-DENY', [
       { tool: 'Bash', input: { command: 'echo no > denied.txt', description: 'Write denied' } },
