@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { relayAndFolders, startMachineProcess } from './test-support/machine-process.ts';
@@ -6,6 +6,7 @@ import { dispatch, finalOf, is } from './test-support/relay-suite.ts';
 import { makeTestPhone } from './test-support/test-phone.ts';
 import { runToEnd, startEntry } from '../testkit/process.ts';
 import { until } from '../testkit/until.ts';
+import { makeTmpDir } from '../testkit/tmp.ts';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
@@ -77,5 +78,26 @@ describe('npm run machine (the CLI as a real process) against npm run relay', ()
     expect(help.out).toContain('--allow-full-access');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('[bad-relay-url]');
+  });
+
+  it('E10: a bad ACP declaration is refused at start — --acp-agent with bad-acp-agent, <state-dir>/agents.json with bad-agents-file — exit 2, the machine does not start', async () => {
+    const tmp = makeTmpDir('agents-file-');
+    cleanups.push(() => tmp.cleanup());
+    const stateDir = path.join(tmp.dir, 'state');
+    mkdirSync(stateDir);
+    writeFileSync(path.join(stateDir, 'agents.json'), '{"agents":{"x":{"args":["a"]}}}');
+    const run = (args: string[]) => runToEnd(startEntry('machine', 'machine/main.ts', args));
+    const [flag, file] = await Promise.all([
+      run(['--relay', 'ws://127.0.0.1:9', '--acp-agent', 'just-a-name']),
+      run(['--relay', 'ws://127.0.0.1:9', '--state-dir', stateDir]),
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.err).toContain(
+      '--acp-agent must be name=command [args…]: "just-a-name" [bad-acp-agent]',
+    );
+    expect(file.code).toBe(2);
+    expect(file.err).toContain(
+      `${path.join(stateDir, 'agents.json')}: agent x: "command" must be a non-empty string [bad-agents-file]`,
+    );
   });
 });

@@ -1,5 +1,6 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
 import { agentsFromCli } from './agent/from-cli.ts';
+import { mergeDeclared, readAgentsFile } from './agent/acp/declare.ts';
 import { HELP_TEXT, parseCli } from './desk/cli.ts';
 import { attachDesk } from './desk/desk.ts';
 import { startLaneForCli } from './links/device-cli.ts';
@@ -36,8 +37,15 @@ const log = interactive
   ? deskLog((line) => terminal.print(line, true), { verbose: o.verbose })
   : consoleLog;
 
-// E10: each --agent is checked before the machine starts; a missing one is said and left out.
-const agents = await agentsFromCli(o);
+// E10: the ACP agents the user declared (--acp-agent and <state-dir>/agents.json); a bad
+// declaration stops the start with its code, as a bad flag does.
+const declared = mergeDeclared(o.acpAgents, readAgentsFile(o.stateDir));
+if (!declared.ok) {
+  process.stderr.write(`machine: ${declared.message} [${declared.code}]\n`);
+  process.exit(2);
+}
+// E10: each agent is checked before the machine starts; a missing one is said and left out.
+const agents = await agentsFromCli(o, declared.specs);
 for (const line of agents.lines) process.stderr.write(`machine: ${line.text}\n`);
 if (agents.providers.length === 0)
   process.stderr.write('machine: no agent can start here: every dispatch will be refused\n');

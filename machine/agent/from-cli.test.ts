@@ -31,4 +31,17 @@ describe('E10: the agents the machine starts with', () => {
       },
     ]);
   });
+
+  it('E10: a missing gemini is said plainly and left out; a declared ACP agent is offered after the --agent ones', async () => {
+    const r = await agentsFromCli(
+      { agents: ['gemini', 'mock'], geminiPath: '/nonexistent/gemini' },
+      [{ name: 'other', command: process.execPath, args: ['x.js'] }],
+    );
+    expect(r.providers.map((p) => p.name)).toEqual(['mock', 'other']);
+    expect(r.lines[0]).toEqual({
+      agent: 'gemini',
+      ok: false,
+      text: 'gemini: --gemini-path /nonexistent/gemini is not an executable file',
+    });
+  });
 });

@@ -51,8 +51,42 @@ describe('CLI', () => {
         agents: ['claude', 'mock'],
         claudePath: '/opt/claude',
         codexPath: '/opt/codex',
+        acpAgents: [],
       },
     });
+  });
+
+  it('E10: --acp-agent declares an ACP agent by name and command line; a bad one is refused with bad-acp-agent', () => {
+    const r = parseCli([
+      '--relay',
+      'ws://x',
+      '--agent',
+      'gemini',
+      '--gemini-path',
+      '/opt/gemini',
+      '--acp-agent',
+      'claude-acp=/opt/bin/claude-agent-acp --verbose',
+    ]);
+    expect(r.ok && !r.help && r.options).toMatchObject({
+      agents: ['gemini'],
+      geminiPath: '/opt/gemini',
+      acpAgents: [
+        { name: 'claude-acp', command: '/opt/bin/claude-agent-acp', args: ['--verbose'] },
+      ],
+    });
+    expect(parseCli(['--relay', 'ws://x', '--acp-agent', 'nocommand'])).toEqual({
+      ok: false,
+      code: 'bad-acp-agent',
+      message: '--acp-agent must be name=command [args…]: "nocommand"',
+    });
+    expect(parseCli(['--relay', 'ws://x', '--acp-agent', 'gemini=/bin/true'])).toEqual({
+      ok: false,
+      code: 'bad-acp-agent',
+      message: '--acp-agent: gemini is built in; give the declared agent another name',
+    });
+    expect(
+      parseCli(['--relay', 'ws://x', '--acp-agent', 'a=/bin/x', '--acp-agent', 'a=/bin/y']),
+    ).toMatchObject({ ok: false, code: 'bad-acp-agent' });
   });
 
   it('E10: no --agent means the scripted one; an unknown agent is refused with bad-agent', () => {
@@ -61,7 +95,7 @@ describe('CLI', () => {
     expect(parseCli(['--relay', 'ws://x', '--agent', 'gpt'])).toEqual({
       ok: false,
       code: 'bad-agent',
-      message: '--agent must be mock, claude or codex: gpt',
+      message: '--agent must be mock, claude, codex or gemini: gpt',
     });
   });
 

@@ -4,6 +4,7 @@ import { isMember } from '../../protocol/index.ts';
 import { DESK_HELP } from './desk.ts';
 import { PRESENCE_POLICIES, type PresencePolicy } from '../phones/presence-gate.ts';
 import { PUSH_ANSWER_WINDOW_MS } from '../links/push-receipts.ts';
+import { parseAcpFlag, type AcpAgentSpec } from '../agent/acp/declare.ts';
 
 // `npm run machine -- …`: parsed at the edge into typed options or one clear error.
 
@@ -35,12 +36,19 @@ Options:
   --device <id>          with several devices enrolled, the one tools run on (default: the one
                          enrolled last)
   --agent <name>         an agent phones may start: mock (the scripted one), claude (Claude
-                         Code) or codex (Codex); repeat for more, the first is the default
-                         (none given: mock). Each is checked at start; one that is missing is
-                         said and left out, the machine runs with the rest (E10)
+                         Code), codex (Codex) or gemini (Gemini CLI over ACP); repeat for more,
+                         the first is the default (none given: mock). Each is checked at start;
+                         one that is missing is said and left out, the machine runs with the
+                         rest (E10)
+  --acp-agent <name>=<command> [args…]
+                         any other agent that speaks ACP, declared by name and command line
+                         (repeat for more; also <state-dir>/agents.json); offered after the
+                         --agent ones (E10, docs/agents.md)
   --claude-path <file>   the claude binary (default: claude on PATH, else the one
                          \`npm run agents:install\` put in agents/node_modules)
   --codex-path <file>    the codex binary (default: codex on PATH, else the one in
+                         agents/node_modules)
+  --gemini-path <file>   the gemini binary (default: gemini on PATH, else the one in
                          agents/node_modules)
   --verbose              at an interactive terminal, also print the relay's, phones' and
                          devices' comings and goings (a pipe or a file always gets every line)
@@ -70,10 +78,18 @@ export type CliOptions = {
   agents: AgentName[];
   claudePath?: string;
   codexPath?: string;
+  geminiPath?: string;
+  /** E10: `--acp-agent`, in order (agents.json adds more at start). */
+  acpAgents: AcpAgentSpec[];
 };
 
 /** E10: the agents `--agent` can name. */
-export const AGENT_NAMES = { mock: 'mock', claude: 'claude', codex: 'codex' } as const;
+export const AGENT_NAMES = {
+  mock: 'mock',
+  claude: 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+} as const;
 export type AgentName = (typeof AGENT_NAMES)[keyof typeof AGENT_NAMES];
 
 export type CliResult =
@@ -90,7 +106,8 @@ export type CliResult =
         | 'bad-device'
         | 'bad-push-answer-window'
         | 'bad-require-presence'
-        | 'bad-agent';
+        | 'bad-agent'
+        | 'bad-acp-agent';
       message: string;
     };
 
@@ -125,6 +142,8 @@ export function parseCli(argv: readonly string[]): CliResult {
         agent: { type: 'string', multiple: true },
         'claude-path': { type: 'string' },
         'codex-path': { type: 'string' },
+        'gemini-path': { type: 'string' },
+        'acp-agent': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -191,10 +210,22 @@ export function parseCli(argv: readonly string[]): CliResult {
       return {
         ok: false,
         code: 'bad-agent',
-        message: `--agent must be mock, claude or codex: ${a}`,
+        message: `--agent must be mock, claude, codex or gemini: ${a}`,
       };
     }
     if (!agents.includes(a)) agents.push(a);
+  }
+  const acpAgents: AcpAgentSpec[] = [];
+  for (const v of values['acp-agent'] ?? []) {
+    const d = parseAcpFlag(v);
+    if (!d.ok) return { ok: false, code: d.code as 'bad-acp-agent', message: d.message };
+    if (acpAgents.some((x) => x.name === d.spec.name))
+      return {
+        ok: false,
+        code: 'bad-acp-agent',
+        message: `--acp-agent ${d.spec.name} is declared twice`,
+      };
+    acpAgents.push(d.spec);
   }
   return {
     ok: true,
@@ -203,6 +234,8 @@ export function parseCli(argv: readonly string[]): CliResult {
       agents,
       ...(values['claude-path'] !== undefined ? { claudePath: values['claude-path'] } : {}),
       ...(values['codex-path'] !== undefined ? { codexPath: values['codex-path'] } : {}),
+      ...(values['gemini-path'] !== undefined ? { geminiPath: values['gemini-path'] } : {}),
+      acpAgents,
       relay: values.relay,
       name: values.name ?? os.hostname(),
       roots: values.root ?? [],

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 // (ANTHROPIC_BASE_URL=http://127.0.0.1:<port>). Each conversation is told apart by a marker the
 // test puts in its first prompt; every model request of that conversation takes the next reply of
 // its script, in order. A request with no known marker (an auxiliary call the CLI makes) gets a
-// plain "ok". One server serves every case of a test file.
+// plain "ok", as does one that offers no tools. One server serves every case of a test file.
 
 export type FakeReply =
   | { text: string; usage?: { input: number; output: number } }
@@ -25,7 +25,11 @@ export type FakeAnthropic = {
   close(): Promise<void>;
 };
 
-type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string };
+type Body = {
+  messages?: Array<{ role: string; content: unknown }>;
+  model?: string;
+  tools?: unknown[];
+};
 
 const textOf = (content: unknown): string =>
   typeof content === 'string'
@@ -118,11 +122,14 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
     const first = textOf(body.messages?.find((m) => m.role === 'user')?.content);
     // The longest marker that matches, so one marker may start another.
+    // A request that offers no tools is an auxiliary call, never a turn of the conversation
+    // (claude-agent-acp names each session with one that quotes the prompt): a plain "ok".
+    const auxiliary = (body.tools ?? []).length === 0;
     const entry = [...scripts.entries()]
       .filter(([marker]) => first.includes(marker))
       .sort(([a], [b]) => b.length - a.length)[0]?.[1];
     const model = body.model ?? 'claude-fake';
-    if (entry === undefined) {
+    if (entry === undefined || auxiliary) {
       sse(res, model, { text: 'ok' });
       return;
     }

@@ -2,8 +2,11 @@ import { RISK_REASONS, isMember, type ApprovalRequest } from '../../protocol/ind
 
 // E11 on the card: the command itself in the title, and the risk reason before any button.
 
-/** Tools whose request is one command line (the mock's `run`, Claude's `Bash`, Codex's exec). */
-const COMMAND_TOOLS = new Set(['run', 'Bash', 'exec_command', 'shell', 'local_shell']);
+/**
+ * Tools whose request is one command line (the mock's `run`, Claude's `Bash`, Codex's exec, and
+ * an ACP agent's tool kind `execute`, E10).
+ */
+const COMMAND_TOOLS = new Set(['run', 'Bash', 'exec_command', 'shell', 'local_shell', 'execute']);
 
 /** The command an approval runs: the editable value, else the detail's first line; or null. */
 export function commandOf(a: Pick<ApprovalRequest, 'tool' | 'title' | 'detail' | 'editable'>) {

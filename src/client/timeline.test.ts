@@ -125,6 +125,12 @@ describe('E11: cards that say why', () => {
       title: 'Write a.txt',
     });
     expect(headingOf({ title: 'Run a command', detail: 'ls -la' })).toEqual({ command: 'ls -la' });
+    // E10: an ACP agent's command comes with its tool kind `execute`.
+    expect(headingOf({ tool: 'execute', title: 'Run a command', detail: 'ls -la\n\nwhy' })).toEqual(
+      {
+        command: 'ls -la',
+      },
+    );
     expect(riskKey('force-push')).toBe('risk.force-push');
     expect(riskKey('brand-new-code')).toBe('risk.other');
   });
