@@ -33,6 +33,7 @@ export const enFirst = {
   'card.truncated': 'Truncated',
   'card.sent': 'Sent',
   'card.unconfirmed': 'Unconfirmed — will be re-sent',
+  'card.unconfirmedAway': 'Not confirmed yet — sent again once the link is back',
   'card.expired': 'Not delivered — too old to re-send',
   'card.youChose': 'You chose: {decision}',
   'card.submit': 'Send answer',
@@ -111,7 +112,7 @@ export const enFirst = {
   'block.no-network': 'You are offline — actions are disabled until this phone is back online.',
   'truth.youOffline': 'You are offline',
   'truth.youOfflineLong':
-    'You are offline: this phone has no network. What you see was saved earlier; Allow, Deny, Send and the other actions are disabled until you are back online — nothing is queued.',
+    'You are offline: this phone has no network. What you see was saved earlier. Allow, Deny, Send and the other actions are disabled until you are back online; only what you had already sent is sent again then.',
   'truth.relayDown': 'Can’t reach the relay since {time}',
   'truth.relayDownLong':
     'Can’t reach the relay since {time}. This phone is online; the relay may be down or unreachable.',

@@ -34,6 +34,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'card.truncated': '已截断',
   'card.sent': '已发送',
   'card.unconfirmed': '未确认 — 将重新发送',
+  'card.unconfirmedAway': '尚未确认 — 连接恢复后会重新发送',
   'card.expired': '未送达 — 时间过久，无法重发',
   'card.youChose': '你的选择：{decision}',
   'card.submit': '提交回答',
@@ -110,7 +111,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'block.no-network': '你已离线：手机恢复联网前无法操作。',
   'truth.youOffline': '你已离线',
   'truth.youOfflineLong':
-    '你已离线：这部手机没有网络。当前显示的是之前保存的内容；允许、拒绝、发送等操作在恢复联网前不可用——不会排队等待。',
+    '你已离线：这部手机没有网络。当前显示的是之前保存的内容。允许、拒绝、发送等操作在恢复联网前不可用；只有之前已经发出的操作会在恢复后重新发送。',
   'truth.relayDown': '自 {time} 起无法连接中继',
   'truth.relayDownLong': '自 {time} 起无法连接中继。手机网络正常，可能是中继停止运行或无法访问。',
   'truth.machineOffline': '{name} 自 {time} 起离线',

@@ -37,7 +37,8 @@ function mount() {
   return {
     /** Any frame from any machine makes a new client state. */
     otherFrame: () => setState((s) => ({ ...s })),
-    registered: () => setState((s) => ({ ...s, credential: { id: 'c' } }) as unknown as ClientState),
+    registered: () =>
+      setState((s) => ({ ...s, credential: { id: 'c' } }) as unknown as ClientState),
     answer: () => {
       if (!pending) throw new Error('the authenticator was not asked');
       return pending;

@@ -3,7 +3,7 @@ import type { PhoneEntry } from '../../../protocol/index.ts';
 import { phoneRows } from '../../client/phone-list.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { useUi } from '../context.tsx';
-import { ErrorAlert } from '../widgets.tsx';
+import { BlockedWhy, ErrorAlert } from '../widgets.tsx';
 import { MachineSubScreen } from './MachineSubScreen.tsx';
 
 // E6: Machine › Phones — every phone the machine knows, this one marked; Revoke asks the owner
@@ -144,6 +144,7 @@ function PhoneRow(props: {
                 type="button"
                 class="btn deny"
                 disabled={ui.blocked(props.roomId) !== null}
+                aria-describedby={`phone-why-${props.phone.phoneId}`}
                 aria-label={ui.t('phones.revokeNamed', {
                   name: props.sameName
                     ? `${props.phone.name} (${ui.t('phones.shortId', { id: shortId() })})`
@@ -187,6 +188,9 @@ function PhoneRow(props: {
           </Show>
         </Show>
       </Show>
+      <Show when={!props.phone.revoked && !props.mine}>
+        <BlockedWhy roomId={props.roomId} id={`phone-why-${props.phone.phoneId}`} />
+      </Show>
       <ErrorAlert message={error()} />
     </li>
   );
@@ -217,6 +221,7 @@ function ApprovePhone(props: { roomId: string; phone: PhoneEntry }) {
           type="button"
           class="btn allow"
           disabled={ui.blocked(props.roomId) !== null}
+          aria-describedby={`phone-why-${props.phone.phoneId}`}
           aria-label={ui.t('phones.approveNamed', { name: props.phone.name })}
           onClick={() => void approve()}
         >
