@@ -155,6 +155,7 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'phones.revoking': '正在撤销…',
   'phones.notSent': '未发送：请先连接到机器。',
   'phones.nameLabel': '这部手机的名称',
+  'phones.nameHint': '你的其他手机和电脑会看到这个名称；只能在这部手机上修改。',
   'phones.save': '保存名称',
   'phones.nameInvalid': '请填写名称（最多 64 个字符）。',
   'security.title': '安全',

@@ -56,9 +56,6 @@ export default function Phones(props: { roomId: string }) {
               </ul>
             )}
           </Show>
-          <Show when={me()}>
-            {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
-          </Show>
         </Show>
       )}
     </MachineSubScreen>
@@ -124,6 +121,10 @@ function PhoneRow(props: {
       </Show>
       <Show when={props.phone.fingerprint}>
         {(fp) => <p class="row-sub">{ui.t('phones.fingerprint', { fingerprint: fp() })}</p>}
+      </Show>
+      {/* E6.9: this phone's name is edited on its own row, from this phone only. */}
+      <Show when={props.mine && !props.phone.revoked && ui.state().phones[props.roomId]}>
+        {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
       </Show>
       <Show when={props.phone.state === 'pending' && !props.mine}>
         <ApprovePhone roomId={props.roomId} phone={props.phone} />
@@ -242,7 +243,7 @@ function RenameThisPhone(props: { roomId: string; name: string }) {
   const save = async () => setInvalid(!(await ui.client.renamePhone(props.roomId, name())));
   return (
     <form
-      class="section rename-phone"
+      class="rename-phone"
       onSubmit={(ev) => {
         ev.preventDefault();
         void save();
@@ -257,6 +258,7 @@ function RenameThisPhone(props: { roomId: string; name: string }) {
           onInput={(ev) => setName(ev.currentTarget.value)}
         />
       </label>
+      <p class="hint">{ui.t('phones.nameHint')}</p>
       <Show when={invalid()}>
         <p class="why" role="alert">
           {ui.t('phones.nameInvalid')}
