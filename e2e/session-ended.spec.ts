@@ -7,7 +7,7 @@ import { startSession } from './support/phone.ts';
 // `ended: machine-restarted`, which the app renders — on the session screen, and in the inbox
 // as "Ended", never as an error or under a failed heading.
 
-test('E11.6: after a real machine restart, a finished session and one cut short say "Ended — the machine restarted", offer no reply box, continue in a new session with the unsent draft; the inbox never calls them failed', async ({
+test('E11.6/E11.7: after a real machine restart, a finished session and one cut short say "Ended — the machine restarted" (the cut turn "Stopped — the machine shut down", not an error), offer no reply box, continue in a new session with the unsent draft; the inbox never calls them failed', async ({
   page,
   machine,
 }) => {
@@ -20,6 +20,7 @@ test('E11.6: after a real machine restart, a finished session and one cut short 
   await page.getByLabel('Prompt').fill('run: touch never.txt');
   await page.getByRole('button', { name: 'Start session' }).click();
   await expect(page.getByRole('button', { name: ALLOW_RUN })).toBeEnabled({ timeout: 20_000 });
+  const cutShort = new URL(page.url()).hash;
 
   await nav(page, finished);
   const reply = page.getByRole('textbox', { name: 'Reply to this session' });
@@ -30,6 +31,12 @@ test('E11.6: after a real machine restart, a finished session and one cut short 
   await expect(ended).toBeVisible({ timeout: 20_000 });
   await expect(reply).toHaveCount(0);
   await expectAccessible(page, 'an ended session');
+
+  // E11.7: the turn the machine's stop cut short says so — not "Turn ended with an error".
+  await nav(page, cutShort);
+  await expect(page.getByRole('heading', { name: 'Ended — the machine restarted' })).toBeVisible();
+  await expect(page.locator('.tl-final').last()).toContainText('Stopped — the machine shut down');
+  await expect(page.getByText('Turn ended with an error')).toHaveCount(0);
 
   // The inbox: both rows say Ended, neither says Error, and there is no Failed section.
   await nav(page, '#/');

@@ -33,13 +33,20 @@ async function snap(page: Page, look: Look, name: string, ready: string, top = f
   await expect(page.locator(ready).first()).toBeVisible({ timeout: 20_000 });
   await page.evaluate(() => document.fonts.ready);
   if (top) await page.evaluate(() => window.scrollTo(0, 0));
+  // The whole page as a phone that tall would show it (pinned bars where they belong), one
+  // image pixel a CSS pixel, small enough for docs/screens/.
+  const viewport = page.viewportSize()!;
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: viewport.width, height });
   await page.evaluate(
     () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
   );
   await page.screenshot({
     path: path.join(OUT, look.name, `${name}.png`),
     animations: 'disabled',
+    scale: 'css',
   });
+  await page.setViewportSize(viewport);
 }
 
 test('Pictures: the session screen offline, ended, and Machine › Phones', async ({

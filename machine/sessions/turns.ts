@@ -226,13 +226,17 @@ export function makeTurns(core: Core) {
     // E4: a stop the human asked for is not a failure of the session: it waits for the next
     // message, and its turn.final says why it ended.
     const interrupted = abort.signal.reason === INTERRUPTED_FROM_PHONE;
+    // E11.7: a turn the machine's own stop cut short did not fail; its turn.final says so.
+    const shutDown = !outcome.ok && !interrupted && stopping;
     setState(s, outcome.ok ? 'done' : interrupted ? 'idle' : 'error');
     const summary = clampSummary(outcome.summary);
     const reason = interrupted
       ? ({ reason: 'interrupted' } as const)
-      : outcome.placeholder
-        ? ({ reason: 'no-assistant-text' } as const)
-        : {};
+      : shutDown
+        ? ({ reason: 'machine-stopped' } as const)
+        : outcome.placeholder
+          ? ({ reason: 'no-assistant-text' } as const)
+          : {};
     core.send({
       v: 1,
       type: 'turn.final',
@@ -242,7 +246,7 @@ export function makeTurns(core: Core) {
       summary,
       ...reason,
     });
-    if (!outcome.ok && !interrupted) {
+    if (!outcome.ok && !interrupted && !shutDown) {
       core.send({
         v: 1,
         type: 'error',

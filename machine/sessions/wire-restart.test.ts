@@ -119,6 +119,13 @@ describe('U5: sessions and transcripts survive a machine restart', () => {
       live: false,
       ended: { reason: 'machine-restarted' },
     });
+    // E11.7: its turn.final said the machine's stop cut it short (not a failure): no error frame.
+    expect(
+      phone.messages.find((m) => m.type === 'turn.final' && m.sessionId === cut.sessionId),
+    ).toMatchObject({ ok: false, reason: 'machine-stopped' });
+    expect(
+      phone.messages.filter((m) => m.type === 'error' && m.sessionId === cut.sessionId),
+    ).toEqual([]);
     expect(w.machine.transcript(cut.sessionId!).map((e) => e.text)).toEqual([
       'run: touch never.txt',
       'Approval cancelled: `touch never.txt` was not run.',

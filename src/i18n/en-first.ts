@@ -100,6 +100,7 @@ export const enFirst = {
   'reason.presence-required': 'Confirm it’s you (fingerprint or face) to allow this.',
   'reason.presence-invalid': 'The fingerprint or face check could not be verified. Try again.',
   'reason.phone-revoked': 'This phone was removed from the machine.',
+  'reason.machine-stopped': 'Stopped: the machine shut down before the turn finished.',
   'reason.interrupted': 'Stopped before it finished.',
   'error.loadFailed': 'This screen could not be loaded.',
   'notFound.title': 'Page not found',

@@ -199,6 +199,7 @@ export const enScreens = {
   'tl.question': 'Question',
   'tl.final.ok': 'Turn summary',
   'tl.final.stopped': 'Stopped by you',
+  'tl.final.machineStopped': 'Stopped — the machine shut down',
   'tl.final.failed': 'Turn ended with an error',
   'tl.waiting': '{count} waiting ↓',
   'tl.olderLoading': 'Loading older messages…',

@@ -100,6 +100,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'reason.presence-required': '需要先验证指纹或面容，才能允许。',
   'reason.presence-invalid': '指纹或面容验证未通过，请重试。',
   'reason.phone-revoked': '此手机已从这台机器移除。',
+  'reason.machine-stopped': '已停止：电脑在这一轮完成前关闭了。',
   'reason.interrupted': '已在完成前停止。',
   'error.loadFailed': '无法加载此页面。',
   'notFound.title': '页面不存在',

@@ -111,6 +111,12 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
       <Match when={props.item.kind === 'final' && props.item}>
         {(i) => {
           const words = () => finalWords(i().final);
+          // The agent's own summary, unless it is a placeholder a reason code words better; a
+          // machine-stopped turn keeps what the agent had done (E11.7).
+          const text = () =>
+            words() === 'tl.final.machineStopped'
+              ? i().final.summary
+              : reasonText(ui.t, i().final.reason, i().final.summary);
           return (
             <li
               data-key={props.item.key}
@@ -118,16 +124,20 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
               classList={{ bad: words() === 'tl.final.failed' }}
             >
               <h3 class="tl-final-title">
-                <Icon name={words() === 'tl.final.failed' ? 'failed' : 'ok'} />
+                <Icon
+                  name={
+                    words() === 'tl.final.failed'
+                      ? 'failed'
+                      : words() === 'tl.final.ok'
+                        ? 'ok'
+                        : 'stopped'
+                  }
+                />
                 {ui.t(words())}
               </h3>
               <Show when={words() !== 'tl.final.stopped'}>
-                <Suspense
-                  fallback={
-                    <p class="tr-plain">{reasonText(ui.t, i().final.reason, i().final.summary)}</p>
-                  }
-                >
-                  <Markdown text={reasonText(ui.t, i().final.reason, i().final.summary)} />
+                <Suspense fallback={<p class="tr-plain">{text()}</p>}>
+                  <Markdown text={text()} />
                 </Suspense>
               </Show>
             </li>

@@ -98,18 +98,23 @@ function PhoneRow(props: {
         </Show>
       </p>
       <p class="row-sub">
+        {/* Each part one flex item, its separator kept with it (no gap before a "·"). */}
         <Show when={props.phone.revoked}>
-          <strong>{ui.t('phones.revoked')}</strong>
-          {' · '}
+          <span>
+            <strong>{ui.t('phones.revoked')}</strong> ·
+          </span>
         </Show>
         <Show when={!props.phone.revoked && props.phone.state === 'pending'}>
-          <strong>{ui.t('phones.pending')}</strong>
-          {' · '}
+          <span>
+            <strong>{ui.t('phones.pending')}</strong> ·
+          </span>
         </Show>
-        {ui.t('phones.lastSeen', { time: ui.when(props.phone.lastSeen) })}
+        <span>
+          {ui.t('phones.lastSeen', { time: ui.when(props.phone.lastSeen) })}
+          <Show when={props.phone.presence}> ·</Show>
+        </span>
         <Show when={props.phone.presence}>
-          {' · '}
-          {ui.t('phones.presenceOn')}
+          <span>{ui.t('phones.presenceOn')}</span>
         </Show>
       </p>
       <Show when={props.sameName}>
@@ -252,13 +257,16 @@ function RenameThisPhone(props: { roomId: string; name: string }) {
       <label class="field">
         {ui.t('phones.nameLabel')}
         <input
+          aria-describedby="phone-name-hint"
           value={name()}
           maxLength={64}
           autocomplete="off"
           onInput={(ev) => setName(ev.currentTarget.value)}
         />
       </label>
-      <p class="hint">{ui.t('phones.nameHint')}</p>
+      <p class="hint" id="phone-name-hint">
+        {ui.t('phones.nameHint')}
+      </p>
       <Show when={invalid()}>
         <p class="why" role="alert">
           {ui.t('phones.nameInvalid')}
