@@ -29,7 +29,15 @@ async function wear(page: Page, cdp: CDPSession, look: Look) {
   await page.reload();
 }
 
-async function snap(page: Page, look: Look, name: string, ready: string, top = false) {
+async function snap(
+  page: Page,
+  look: Look,
+  name: string,
+  ready: string,
+  top = false,
+  /** Only the last this many CSS pixels of the page (the decision bar, Stop, the reply box). */
+  endPx?: number,
+) {
   await expect(page.locator(ready).first()).toBeVisible({ timeout: 20_000 });
   await page.evaluate(() => document.fonts.ready);
   if (top) await page.evaluate(() => window.scrollTo(0, 0));
@@ -38,6 +46,7 @@ async function snap(page: Page, look: Look, name: string, ready: string, top = f
   const viewport = page.viewportSize()!;
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: viewport.width, height });
+  if (top) await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(
     () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
   );
@@ -45,6 +54,9 @@ async function snap(page: Page, look: Look, name: string, ready: string, top = f
     path: path.join(OUT, look.name, `${name}.png`),
     animations: 'disabled',
     scale: 'css',
+    ...(endPx !== undefined
+      ? { clip: { x: 0, y: Math.max(0, height - endPx), width: viewport.width, height: endPx } }
+      : {}),
   });
   await page.setViewportSize(viewport);
 }
@@ -90,6 +102,7 @@ test('Pictures: the session screen offline, ended, and Machine › Phones', asyn
     await context.setOffline(true);
     await nav(page, onLaptop);
     await snap(page, look, 'session-phone-offline', '.card.approval .btn.allow:disabled');
+    await snap(page, look, 'session-phone-offline-end', '#reply-blocked', false, 840);
     await context.setOffline(false);
     await nav(page, `#/m/${laptopRoom}/phones`);
     await snap(page, look, 'phones', 'li.phone >> nth=2', true);

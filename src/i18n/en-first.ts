@@ -55,7 +55,7 @@ export const enFirst = {
   'closed.approval.deny': 'Approval “{title}”: denied.',
   'closed.approval.local': 'Approval “{title}”: answered on the computer.',
   'closed.approval.expired': 'Approval “{title}”: expired.',
-  'closed.approval.superseded': 'Approval “{title}”: superseded.',
+  'closed.approval.superseded': 'Approval “{title}”: not answered — the turn ended first.',
   'closed.question.phone': 'Question “{title}”: answered.',
   'closed.question.local': 'Question “{title}”: answered on the computer.',
   'closed.question.cancelled': 'Question “{title}”: cancelled.',

@@ -55,7 +55,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'closed.approval.deny': '审批“{title}”：已拒绝。',
   'closed.approval.local': '审批“{title}”：已在电脑上处理。',
   'closed.approval.expired': '审批“{title}”：已过期。',
-  'closed.approval.superseded': '审批“{title}”：已被取代。',
+  'closed.approval.superseded': '审批“{title}”：未处理——这一轮已先结束。',
   'closed.question.phone': '提问“{title}”：已回答。',
   'closed.question.local': '提问“{title}”：已在电脑上回答。',
   'closed.question.cancelled': '提问“{title}”：已取消。',

@@ -75,12 +75,16 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
             const key = hasKey(o.key) ? o.key : `closed.${i().note.kind}.gone`;
             return ui.t(key as 'tl.allowed', params);
           };
-          const bad = () => i().note.resolution !== 'allow' && i().note.resolution !== 'phone';
+          // A card the turn's end (a stop, the machine's stop) left unanswered, or one the machine
+          // no longer holds, was nobody's failure: a neutral mark, not the red one.
+          const neutral = () => ['superseded', 'cancelled'].includes(i().note.resolution);
+          const bad = () =>
+            !neutral() && i().note.resolution !== 'allow' && i().note.resolution !== 'phone';
           return (
             <li
               data-key={props.item.key}
               class="tl-item tl-outcome"
-              classList={{ bad: bad() }}
+              classList={{ bad: bad(), neutral: neutral() }}
               data-card={i().note.id}
               role="status"
             >
@@ -90,7 +94,7 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
               </p>
               <p class="tl-outcome-title">{i().note.title}</p>
               <p class="tl-outcome-words">
-                <Icon name={bad() ? 'failed' : 'ok'} />
+                <Icon name={bad() ? 'failed' : neutral() ? 'stopped' : 'ok'} />
                 {words()}
               </p>
               <Show when={i().note.undelivered}>
