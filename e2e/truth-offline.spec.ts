@@ -53,9 +53,10 @@ test.describe('U4.offline: offline truth', () => {
       timeout: 5_000,
     });
     await expect(allow).toBeDisabled({ timeout: 5_000 });
-    await expect(
-      page.getByText('You are offline — actions are disabled until this phone is back online.'),
-    ).toBeVisible();
+    // The reason beside the buttons (each disabled action has its own, U4.offline).
+    await expect(allow).toHaveAccessibleDescription(
+      'You are offline — actions are disabled until this phone is back online.',
+    );
     await expect(page.getByText(/Can’t reach the relay/)).toHaveCount(0);
     await expectAccessible(page, 'session while the phone is offline');
     await context.setOffline(false);
@@ -113,11 +114,56 @@ test.describe('U4.offline: offline truth', () => {
     await allow.click();
     await expect(page.getByText('You chose: Allow')).toBeVisible();
     await relay.restart({ crash: true });
-    await expect(page.getByText(/Unconfirmed — will be re-sent/)).toBeVisible();
+    // The link is down: the kept decision says it goes again once the link is back.
+    await expect(
+      page.getByText('Not confirmed yet — sent again once the link is back'),
+    ).toBeVisible();
     await reconnectIfOffered(page);
     await expect(page.getByText('Turn summary')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByText('Done', { exact: true })).toBeVisible();
     expect(m.deskLines(/approval \S+ closed: allow/)).toHaveLength(1);
-    await expect(page.getByText(/Unconfirmed/)).toHaveCount(0);
+    await expect(page.getByText(/Unconfirmed|Not confirmed/)).toHaveCount(0);
   });
+});
+
+test('U4.offline: offline says one thing per button — every disabled action has its reason beside it, nothing new is queued, and a decision already sent says it goes again once the link is back', async ({
+  page,
+  context,
+  relay,
+  machine,
+}) => {
+  const m = await machine('demo');
+  await startSession(page, m, 'run: echo once >> ran.txt\nsay: done');
+  const allow = page.getByRole('button', { name: ALLOW_RUN });
+  await expect(allow).toBeEnabled();
+  await page.getByRole('textbox', { name: 'Reply to this session' }).fill('and then?');
+  await context.setOffline(true);
+  const why = 'You are offline — actions are disabled until this phone is back online.';
+  const send = page.getByRole('button', { name: 'Send' });
+  const stop = page.getByRole('button', { name: /^Stop: / });
+  for (const button of [allow, page.getByRole('button', { name: /^Deny: / }), stop, send]) {
+    await expect(button).toBeDisabled();
+    // The reason is the button's own description (aria-describedby), on screen beside it.
+    await expect(button).toHaveAccessibleDescription(new RegExp(why.replace(/[.?]/g, '\\$&')));
+  }
+  await expect(page.getByText(/only what you had already sent is sent again then/)).toBeVisible();
+  await expect(page.getByText(/actions wait|nothing is queued/)).toHaveCount(0);
+  await expectAccessible(page, 'session offline, every action with its reason');
+
+  // Back online; the relay stops reading as Allow is tapped, then the phone goes offline: the
+  // decision is kept, and the card says it goes again once the link is back — and it does, once.
+  await context.setOffline(false);
+  await expect(allow).toBeEnabled({ timeout: 10_000 });
+  relay.proc.freeze();
+  await allow.click();
+  await expect(page.getByText('You chose: Allow')).toBeVisible();
+  await context.setOffline(true);
+  await expect(
+    page.getByText('Not confirmed yet — sent again once the link is back'),
+  ).toBeVisible();
+  await relay.restart({ crash: true });
+  await context.setOffline(false);
+  await reconnectIfOffered(page);
+  await expect(page.getByText('Turn summary')).toBeVisible({ timeout: 30_000 });
+  expect(m.deskLines(/approval \S+ closed: allow/)).toHaveLength(1);
 });

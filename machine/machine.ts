@@ -104,9 +104,14 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const seen = makeSeenRequests(store, { now: () => timers.now() });
   const agents = makeAgents(options.agents);
   // E10: a session whose agent keeps its own conversation (a native id) and is offered here can
-  // take a reply after a restart: the reply resumes it.
-  for (const s of sessions.list())
+  // take a reply after a restart: the reply resumes it. E11: any other one (the mock's, an agent's
+  // that never reported its id, or whose agent is not offered now) has ended because the machine
+  // restarted — it says so, and a reply to it is refused, never started afresh.
+  for (const s of sessions.list()) {
+    if (s.ended !== undefined) continue;
     if (s.nativeId !== undefined && agents.get(s.agent) !== undefined) s.live = true;
+    else s.ended = 'machine-restarted';
+  }
   /** E1: a new id for every process start, so a phone can tell a restart from a reconnect. */
   const instance = randomUUID();
 

@@ -191,6 +191,8 @@ export const REASON_CODES = {
   'phone-revoked': 'phone-revoked',
   /** E4: `turn.final` of a turn stopped by `session.interrupt`. */
   interrupted: 'interrupted',
+  /** E11.7: `turn.final` of a turn the machine's own stop cut short (not a failure, not by you). */
+  'machine-stopped': 'machine-stopped',
   /** E9: the machine acts only on messages proven to come from an approved phone. */
   'identity-required': 'identity-required',
   /** E9: the phone waits for the owner to approve it (or too many phones wait already). */

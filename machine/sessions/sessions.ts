@@ -3,10 +3,12 @@ import {
   ACCESS_LEVELS,
   isMember,
   MAX_TITLE_CHARS,
+  SESSION_END_REASONS,
   SESSION_STATES,
   type AccessLevel,
   type AgentUsage,
   type Session,
+  type SessionEndReason,
   type SessionState,
 } from '../../protocol/index.ts';
 import { EMPTY_TRAIL, trailForWire, type StepTrail } from './steps.ts';
@@ -18,8 +20,9 @@ import type { TranscriptStore, Transcripts } from './transcript.ts';
 
 // The sessions this machine holds, kept in the store so they outlive the process (U5): after a
 // restart each one is listed again with its last state, not live (nothing holds it any more, so
-// session.message gets no-remote-followup), and its transcript reads as before. `access:'full'`
-// is a permanent audit mark set at dispatch and never cleared.
+// session.message gets no-remote-followup) unless its agent can resume it (E10), and its
+// transcript reads as before. E11: a session that can take no more messages says why (`ended`).
+// `access:'full'` is a permanent audit mark set at dispatch and never cleared.
 
 export const MAX_KEPT_SESSIONS = 100;
 export const SESSION_RETENTION_MS = 30 * 24 * 60 * 60_000;
@@ -54,6 +57,8 @@ export type SessionRecord = {
   nativeId?: string;
   /** The agent's open session while the machine holds one (none after a restart until a reply). */
   agentSession: AgentSession | null;
+  /** E11: set once the session can take no more messages (then `live` is false), and why. */
+  ended?: SessionEndReason;
 };
 
 /**
@@ -86,6 +91,7 @@ export function toWireSession(s: SessionRecord): Session {
   wire.agent = s.agent;
   if (s.model !== undefined) wire.model = s.model;
   if (s.usage !== undefined) wire.usage = s.usage;
+  if (s.ended !== undefined) wire.ended = { reason: s.ended };
   return wire;
 }
 
@@ -106,6 +112,7 @@ type Row = {
   model: string | null;
   usage: string | null;
   native_id: string | null;
+  ended: string | null;
 };
 
 function parseUsage(json: string | null): AgentUsage | undefined {
@@ -142,13 +149,14 @@ export function makeSessionStore(o: {
   const q = {
     upsert: db.prepare(
       `INSERT INTO sessions (session_id, title, cwd, root, state, last_activity, created_at,
-         dispatched, access, steps, worktree_path, worktree_branch, agent, model, usage, native_id)
+         dispatched, access, steps, worktree_path, worktree_branch, agent, model, usage, native_id,
+         ended)
        VALUES (@session_id, @title, @cwd, @root, @state, @last_activity, @created_at,
          @dispatched, @access, @steps, @worktree_path, @worktree_branch, @agent, @model, @usage,
-         @native_id)
+         @native_id, @ended)
        ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, state = excluded.state,
          last_activity = excluded.last_activity, steps = excluded.steps, model = excluded.model,
-         usage = excluded.usage, native_id = excluded.native_id`,
+         usage = excluded.usage, native_id = excluded.native_id, ended = excluded.ended`,
     ),
     all: statement<[], Row>(db, 'SELECT * FROM sessions'),
     remove: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
@@ -175,6 +183,8 @@ export function makeSessionStore(o: {
         model: s.model ?? null,
         usage: s.usage === undefined ? null : JSON.stringify(s.usage),
         native_id: s.nativeId ?? null,
+        // E11: machine-restarted is decided again at every start, never stored.
+        ended: s.ended === 'machine-restarted' ? null : (s.ended ?? null),
       });
     });
 
@@ -205,6 +215,7 @@ export function makeSessionStore(o: {
       ...(parseUsage(r.usage) !== undefined ? { usage: parseUsage(r.usage)! } : {}),
       ...(r.native_id !== null ? { nativeId: r.native_id } : {}),
       agentSession: null,
+      ...(r.ended !== null && isMember(SESSION_END_REASONS, r.ended) ? { ended: r.ended } : {}),
     };
     if (record.state === 'running' || record.state === 'awaiting_approval') {
       record.state = 'error';

@@ -57,6 +57,10 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE sessions ADD COLUMN model TEXT;
    ALTER TABLE sessions ADD COLUMN usage TEXT;
    ALTER TABLE sessions ADD COLUMN native_id TEXT;`,
+  // E11: why a session can take no more messages (`stopped`, `failed`), kept so a restart never
+  // brings it back. `machine-restarted` is not stored: it is decided at each start, from whether
+  // the session's agent can resume it then.
+  `ALTER TABLE sessions ADD COLUMN ended TEXT;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

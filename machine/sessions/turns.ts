@@ -1,4 +1,4 @@
-import type { QuestionItem } from '../../protocol/index.ts';
+import type { QuestionItem, SessionEndReason } from '../../protocol/index.ts';
 import type {
   AgentAnswers,
   AgentQuestion,
@@ -221,17 +221,22 @@ export function makeTurns(core: Core) {
     s.activity = undefined;
     // E10: an agent that died while a card waited leaves nobody to act on it: it closes.
     core.pending.dropSession(s.sessionId);
-    if (outcome.close) s.live = false;
+    // E11: the agent can take no more turns in this session: it ended, as a failure.
+    if (outcome.close) endSession(s, 'failed');
     // E4: a stop the human asked for is not a failure of the session: it waits for the next
     // message, and its turn.final says why it ended.
     const interrupted = abort.signal.reason === INTERRUPTED_FROM_PHONE;
+    // E11.7: a turn the machine's own stop cut short did not fail; its turn.final says so.
+    const shutDown = !outcome.ok && !interrupted && stopping;
     setState(s, outcome.ok ? 'done' : interrupted ? 'idle' : 'error');
     const summary = clampSummary(outcome.summary);
     const reason = interrupted
       ? ({ reason: 'interrupted' } as const)
-      : outcome.placeholder
-        ? ({ reason: 'no-assistant-text' } as const)
-        : {};
+      : shutDown
+        ? ({ reason: 'machine-stopped' } as const)
+        : outcome.placeholder
+          ? ({ reason: 'no-assistant-text' } as const)
+          : {};
     core.send({
       v: 1,
       type: 'turn.final',
@@ -241,7 +246,7 @@ export function makeTurns(core: Core) {
       summary,
       ...reason,
     });
-    if (!outcome.ok && !interrupted) {
+    if (!outcome.ok && !interrupted && !shutDown) {
       core.send({
         v: 1,
         type: 'error',
@@ -253,6 +258,13 @@ export function makeTurns(core: Core) {
     }
     const next = s.queued.shift();
     if (next !== undefined && s.live) start(s, next);
+  }
+
+  /** E11: no more messages from now on, and why (stored: a restart keeps it ended). */
+  function endSession(s: SessionRecord, why: SessionEndReason): void {
+    s.live = false;
+    s.ended ??= why;
+    core.sessions.save(s);
   }
 
   const running = new Set<Promise<void>>();
@@ -328,7 +340,7 @@ export function makeTurns(core: Core) {
     },
     /** No longer held by the machine: running work stops, open asks close, its rules end. */
     dispose(s: SessionRecord): void {
-      s.live = false;
+      endSession(s, 'stopped');
       s.queued.length = 0;
       s.turn?.abort('the session was closed');
       void s.agentSession?.close();

@@ -90,7 +90,7 @@ describe('E1: cards that match the machine (machine side)', () => {
 });
 
 describe('U5: sessions and transcripts survive a machine restart', () => {
-  it('U5: after a restart every session is listed with its last state and live:false; transcript.get reads it; session.message gets no-remote-followup; nothing is pending', async () => {
+  it('U5/E11: after a restart every session is listed with its last state, live:false and ended machine-restarted; transcript.get reads it; session.message is refused with no-remote-followup saying why; nothing is pending', async () => {
     const w = await suite.world();
     const phone = await w.phone();
     const done = await dispatch(phone, { prompt: 'say: one\nsay: two' });
@@ -111,9 +111,21 @@ describe('U5: sessions and transcripts survive a machine restart', () => {
       dispatched: true,
       access: 'standard',
       cwd: w.root,
+      ended: { reason: 'machine-restarted' },
     });
     // The turn the stop cut short ended, and says why: nothing shows it as still running.
-    expect(byId.get(cut.sessionId!)).toMatchObject({ state: 'error', live: false });
+    expect(byId.get(cut.sessionId!)).toMatchObject({
+      state: 'error',
+      live: false,
+      ended: { reason: 'machine-restarted' },
+    });
+    // E11.7: its turn.final said the machine's stop cut it short (not a failure): no error frame.
+    expect(
+      phone.messages.find((m) => m.type === 'turn.final' && m.sessionId === cut.sessionId),
+    ).toMatchObject({ ok: false, reason: 'machine-stopped' });
+    expect(
+      phone.messages.filter((m) => m.type === 'error' && m.sessionId === cut.sessionId),
+    ).toEqual([]);
     expect(w.machine.transcript(cut.sessionId!).map((e) => e.text)).toEqual([
       'run: touch never.txt',
       'Approval cancelled: `touch never.txt` was not run.',
@@ -138,14 +150,54 @@ describe('U5: sessions and transcripts survive a machine restart', () => {
     });
     expect(
       await phone.waitFor((m) => m.type === 'error' && m.sessionId === done.sessionId, 5000, from),
-    ).toMatchObject({ reason: 'no-remote-followup' });
-    // A new session after the restart continues normally beside the old ones.
+    ).toMatchObject({
+      reason: 'no-remote-followup',
+      message: expect.stringContaining('ended when the machine restarted'),
+    });
+    // E11: refused, never run as a fresh turn: the transcript did not grow.
+    expect(w.machine.transcript(done.sessionId!)).toEqual(before);
+    // A new session after the restart continues normally beside the old ones, and has not ended.
     const next = await dispatch(phone, { prompt: 'say: fresh' });
     await finalOf(phone, next.sessionId!);
+    expect(w.machine.sessions()[0]).toMatchObject({ sessionId: next.sessionId, live: true });
+    expect(w.machine.sessions()[0]!.ended).toBeUndefined();
     expect(w.machine.sessions().map((s) => s.sessionId)).toEqual([
       next.sessionId,
       cut.sessionId,
       done.sessionId,
     ]);
+  });
+
+  it('E11: a session the machine closed ends as stopped, at once and after a restart (never machine-restarted, never live again); a reply to it says why', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'say: hello' });
+    await finalOf(phone, r.sessionId!);
+    const from = phone.messages.length;
+    expect(w.machine.disposeSession(r.sessionId!)).toEqual({ ok: true });
+    const update = await phone.waitFor(
+      (m) => m.type === 'session.update' && m.session.sessionId === r.sessionId,
+      5000,
+      from,
+    );
+    expect(update.type === 'session.update' && update.session).toMatchObject({
+      live: false,
+      ended: { reason: 'stopped' },
+    });
+    const mark = phone.messages.length;
+    await w.restart();
+    const snap = await phone.waitFor(is('session.snapshot'), 8000, mark);
+    expect(snap.sessions.find((s) => s.sessionId === r.sessionId)).toMatchObject({
+      live: false,
+      ended: { reason: 'stopped' },
+    });
+    const at = phone.messages.length;
+    phone.send({ type: 'session.message', requestId: rid(), sessionId: r.sessionId!, text: 'hi' });
+    expect(
+      await phone.waitFor((m) => m.type === 'error' && m.sessionId === r.sessionId, 5000, at),
+    ).toMatchObject({
+      reason: 'no-remote-followup',
+      message: expect.stringContaining('was stopped'),
+    });
   });
 });

@@ -7,6 +7,7 @@ import {
   type MachineMessage,
   type PhoneMessage,
   type ReasonCode,
+  type SessionEndReason,
 } from '../../protocol/index.ts';
 import type { Core } from '../core.ts';
 import { checkAnswers } from '../approvals/pending.ts';
@@ -19,6 +20,16 @@ import type { Phones } from '../phones/phones.ts';
 import type { IdentityGate } from '../phones/identity-gate.ts';
 
 type Action = Exclude<PhoneMessage, { type: 'sessions.get' | 'phone.sealed' }>;
+
+const NOT_HELD_WORDS = 'this session is no longer held by the machine; start a new one';
+/** E11: why a reply cannot land, in the machine's words (the phone renders `ended` itself). */
+const ENDED_WORDS: Record<SessionEndReason, string> = {
+  'machine-restarted':
+    'this session ended when the machine restarted: its agent cannot resume it; continue in a new session',
+  stopped: 'this session was stopped and takes no more messages; continue in a new session',
+  failed: 'this session failed and takes no more messages; continue in a new session',
+  finished: 'this session has finished and takes no more messages; continue in a new session',
+};
 
 // Every phone → machine message (D12: only these types are acted on). Actions with a requestId
 // are refused when their ts is more than 5 minutes from our clock (D11), and answered from the
@@ -181,8 +192,10 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       case 'session.message': {
         const s = core.sessions.get(m.sessionId);
         if (s === undefined || !s.live) {
+          // E11: said with why it ended (the session's `ended` carries the code); a reply is
+          // refused, never started as a fresh conversation the owner did not ask for.
           return [
-            errorMsg('this session is no longer held by the machine; start a new one', {
+            errorMsg(s?.ended !== undefined ? ENDED_WORDS[s.ended] : NOT_HELD_WORDS, {
               sessionId: m.sessionId,
               reason: 'no-remote-followup',
             }),

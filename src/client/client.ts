@@ -193,7 +193,9 @@ export function makeClient(deps: ClientDeps) {
     blocked: decisions.blocked,
     async pair(pairing: Pairing) {
       if (deps.loadCrypto) await deps.loadCrypto();
-      const { paired, replaced } = await pairings.save(pairing, now(), identity.newIdentity());
+      // E9.19: a re-pair of the same room keeps this phone's identity (no second row, no wait).
+      const phone = pairings.identityFor(pairing) ?? identity.newIdentity();
+      const { paired, replaced } = await pairings.save(pairing, now(), phone);
       for (const old of replaced) dropRoom(old);
       if (pairings.removed().some((r) => r.roomId === paired.roomId))
         await pairings.dismissRemoved(paired.roomId);

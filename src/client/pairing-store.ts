@@ -48,6 +48,13 @@ export type PairingStore = {
     phone?: PhoneIdentity,
   ): Promise<{ paired: PairedMachine; replaced: string[] }>;
   forget(roomId: string): Promise<void>;
+  /**
+   * E9.19: the identity a re-pair keeps — this phone's own, from a pairing of the very same room
+   * (same secret) whose machine key, when pinned from a code, is the code's too; undefined means
+   * the pairing gets a new identity. Keeping it is how the machine knows the phone is the same
+   * one: the same phoneId, proven by the same box key (E9.8), so no second row appears.
+   */
+  identityFor(pairing: Pairing): PhoneIdentity | undefined;
   /** E6: changes the stored record of one room (identity, pinned key); null when unknown. */
   update(
     roomId: string,
@@ -112,6 +119,16 @@ export function makePairingStore(kv: Kv): PairingStore {
     },
     async forget(roomId) {
       await write(machines.filter((m) => m.roomId !== roomId));
+    },
+    identityFor(pairing) {
+      // Only the same room: a code naming another room could come from anyone holding a copy of
+      // it, announcing the real machine's key; this phone's signatures there must count for
+      // nothing at the real machine, so a new identity goes there (and waits, E9.9).
+      const old = machines.find((m) => m.roomId === roomKeys(pairing.secretBytes).roomId);
+      if (!old?.phone) return undefined;
+      const key = codeKey(pairing).machineBoxKey;
+      if (old.boxKeyFromCode && key !== undefined && old.machineBoxKey !== key) return undefined;
+      return old.phone;
     },
     async update(roomId, patch) {
       const old = machines.find((m) => m.roomId === roomId);

@@ -310,6 +310,38 @@ describe('E6/E9: only the machine proving it removes this phone', () => {
   });
 });
 
+describe('E9.19: a re-pair keeps this phone', () => {
+  it('E9.19: re-pairing the same room keeps this phone identity (phoneId, keys, its chosen name), so the machine sees the same phone', async () => {
+    const { client, kv, m, pairing } = await pairedWithPhones();
+    expect(await client.renamePhone(m.roomId, 'Work Pixel')).toBe(true);
+    const before = stored(kv)[0]?.phone;
+    await client.pair(pairing);
+    await flush();
+    expect(stored(kv)).toHaveLength(1);
+    expect(stored(kv)[0]?.phone).toEqual(before);
+    expect(stored(kv)[0]?.phone?.name).toBe('Work Pixel');
+  });
+
+  it('E9.19: a code for another room gets a new identity, even from the same relay and name with the real machine key (whoever holds that code must get no signer of ours)', async () => {
+    const { client, kv, pairing } = await pairedWithPhones();
+    const before = stored(kv)[0]?.phone;
+    await client.pair(pairingFor('laptop', 9, RELAY, machineKeys.publicKey));
+    expect(stored(kv)).toHaveLength(1);
+    expect(stored(kv)[0]?.roomId).not.toBe(roomKeys(pairing.secretBytes).roomId);
+    expect(stored(kv)[0]?.phone?.phoneId).not.toBe(before?.phoneId);
+    expect(stored(kv)[0]?.phone?.boxSecretKey).not.toBe(before?.boxSecretKey);
+  });
+
+  it('E9.19: the same room with another machine key (a code pinned first) gets a new identity', async () => {
+    const { client, kv, pairing } = await pairedWithPhones();
+    const before = stored(kv)[0]?.phone;
+    const other = makeBoxKeyPair();
+    await client.pair(pairingFor('laptop', 7, RELAY, other.publicKey));
+    expect(roomKeys(pairing.secretBytes).roomId).toBe(stored(kv)[0]?.roomId);
+    expect(stored(kv)[0]?.phone?.phoneId).not.toBe(before?.phoneId);
+  });
+});
+
 describe('E9: the machine key comes from the code; actions are sealed', () => {
   it('E9: a code without a machine key gets no identity features and the app says re-pair to protect', async () => {
     const kv = makeMemoryKv();

@@ -92,6 +92,11 @@ describe('SC1: outcomes as chosen', () => {
     expect(finalWords(final({ ok: false, reason: 'agent-crashed' }))).toBe('tl.final.failed');
     expect(finalWords(final({}))).toBe('tl.final.ok');
   });
+  it('E11.7: a turn the machine stop cut short reads "Stopped — the machine shut down", neither an error nor "by you"', () => {
+    expect(finalWords(final({ ok: false, reason: 'machine-stopped' }))).toBe(
+      'tl.final.machineStopped',
+    );
+  });
 });
 
 describe('SC1: a long conversation can be read back', () => {

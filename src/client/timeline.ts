@@ -91,7 +91,10 @@ export function outcomeOf(note: ClosedNote): OutcomeWords {
 /** A turn's end in the owner's words: stopped by them is never an error (E4, E11). */
 export function finalWords(
   final: TurnFinal,
-): 'tl.final.ok' | 'tl.final.stopped' | 'tl.final.failed' {
+): 'tl.final.ok' | 'tl.final.stopped' | 'tl.final.machineStopped' | 'tl.final.failed' {
   if (final.ok) return 'tl.final.ok';
-  return final.reason === 'interrupted' ? 'tl.final.stopped' : 'tl.final.failed';
+  if (final.reason === 'interrupted') return 'tl.final.stopped';
+  // E11.7: the machine's own stop cut the turn short: neither a failure nor the owner's stop.
+  if (final.reason === 'machine-stopped') return 'tl.final.machineStopped';
+  return 'tl.final.failed';
 }

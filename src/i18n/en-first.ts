@@ -33,6 +33,7 @@ export const enFirst = {
   'card.truncated': 'Truncated',
   'card.sent': 'Sent',
   'card.unconfirmed': 'Unconfirmed — will be re-sent',
+  'card.unconfirmedAway': 'Not confirmed yet — sent again once the link is back',
   'card.expired': 'Not delivered — too old to re-send',
   'card.youChose': 'You chose: {decision}',
   'card.submit': 'Send answer',
@@ -54,7 +55,7 @@ export const enFirst = {
   'closed.approval.deny': 'Approval “{title}”: denied.',
   'closed.approval.local': 'Approval “{title}”: answered on the computer.',
   'closed.approval.expired': 'Approval “{title}”: expired.',
-  'closed.approval.superseded': 'Approval “{title}”: superseded.',
+  'closed.approval.superseded': 'Approval “{title}”: not answered — the turn ended first.',
   'closed.question.phone': 'Question “{title}”: answered.',
   'closed.question.local': 'Question “{title}”: answered on the computer.',
   'closed.question.cancelled': 'Question “{title}”: cancelled.',
@@ -99,6 +100,7 @@ export const enFirst = {
   'reason.presence-required': 'Confirm it’s you (fingerprint or face) to allow this.',
   'reason.presence-invalid': 'The fingerprint or face check could not be verified. Try again.',
   'reason.phone-revoked': 'This phone was removed from the machine.',
+  'reason.machine-stopped': 'Stopped: the machine shut down before the turn finished.',
   'reason.interrupted': 'Stopped before it finished.',
   'error.loadFailed': 'This screen could not be loaded.',
   'notFound.title': 'Page not found',
@@ -111,7 +113,7 @@ export const enFirst = {
   'block.no-network': 'You are offline — actions are disabled until this phone is back online.',
   'truth.youOffline': 'You are offline',
   'truth.youOfflineLong':
-    'You are offline: this phone has no network. What you see was saved earlier; Allow, Deny, Send and the other actions are disabled until you are back online — nothing is queued.',
+    'You are offline: this phone has no network. What you see was saved earlier. Allow, Deny, Send and the other actions are disabled until you are back online; only what you had already sent is sent again then.',
   'truth.relayDown': 'Can’t reach the relay since {time}',
   'truth.relayDownLong':
     'Can’t reach the relay since {time}. This phone is online; the relay may be down or unreachable.',

@@ -160,6 +160,8 @@ export const enScreens = {
   'phones.revoking': 'Revoking…',
   'phones.notSent': 'Not sent: connect to the machine first.',
   'phones.nameLabel': 'Name of this phone',
+  'phones.nameHint':
+    'Your other phones and the computer see this name; change it on this phone only.',
   'phones.save': 'Save name',
   'phones.nameInvalid': 'Write a name (at most 64 characters).',
   'security.title': 'Security',
@@ -197,6 +199,7 @@ export const enScreens = {
   'tl.question': 'Question',
   'tl.final.ok': 'Turn summary',
   'tl.final.stopped': 'Stopped by you',
+  'tl.final.machineStopped': 'Stopped — the machine shut down',
   'tl.final.failed': 'Turn ended with an error',
   'tl.waiting': '{count} waiting ↓',
   'tl.olderLoading': 'Loading older messages…',

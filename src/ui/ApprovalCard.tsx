@@ -102,7 +102,11 @@ export function ApprovalCard(props: {
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">
-        <span class="kind">{ui.t('card.approval')}</span> · {props.view.name} ·{' '}
+        {/* The separator stays with the word before it, so a wrapped line never starts with it. */}
+        <span>
+          <span class="kind">{ui.t('card.approval')}</span> ·
+        </span>
+        <span>{props.view.name} ·</span>
         <Presence view={props.view} />
       </p>
       <h3 id={`approval-title-${props.approval.approvalId}`} class="card-title">

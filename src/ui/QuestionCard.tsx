@@ -87,7 +87,11 @@ export function QuestionCard(props: {
       ref={(el) => props.focus && queueMicrotask(() => el.focus())}
     >
       <p class="card-meta">
-        <span class="kind">{ui.t('card.question')}</span> · {props.view.name} ·{' '}
+        {/* The separator stays with the word before it, so a wrapped line never starts with it. */}
+        <span>
+          <span class="kind">{ui.t('card.question')}</span> ·
+        </span>
+        <span>{props.view.name} ·</span>
         <Presence view={props.view} />
       </p>
       <Show when={!single()}>

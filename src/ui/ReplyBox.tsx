@@ -6,7 +6,7 @@ import type { ReplyNote } from '../client/reply-notes.ts';
 import { countText } from '../client/text-count.ts';
 import { useUi } from './context.tsx';
 import { TextCounter } from './TextCounter.tsx';
-import { ActionStatus, reasonText } from './widgets.tsx';
+import { ActionStatus, BlockedWhy, reasonText } from './widgets.tsx';
 import './truth.css';
 
 const cardElementId = (c: OpenCard) =>
@@ -132,9 +132,11 @@ export function ReplyBox(props: { roomId: string; sessionId: string; cards: Open
         type="submit"
         class="btn primary"
         disabled={ui.blocked(props.roomId) !== null || text().trim() === '' || count().over}
+        aria-describedby="reply-blocked"
       >
         {ui.t('session.send')}
       </button>
+      <BlockedWhy roomId={props.roomId} id="reply-blocked" />
       <p id="reply-error" class="tr-reply-error" role="alert">
         {errorText()}
       </p>

@@ -3,7 +3,7 @@ import type { Session } from '../../protocol/index.ts';
 import { canStop } from '../client/extensions.ts';
 import type { MachineView } from '../client/machine-view.ts';
 import { useUi } from './context.tsx';
-import { OutboxAction } from './widgets.tsx';
+import { BlockedWhy, OutboxAction } from './widgets.tsx';
 
 /** How long the first tap keeps Stop armed for the second. */
 export const STOP_ARMED_MS = 5_000;
@@ -47,6 +47,7 @@ export function StopButton(props: { view: MachineView; session: Session }) {
             type="button"
             class="btn deny"
             disabled={ui.blocked(props.view.roomId) !== null}
+            aria-describedby={`stop-why-${props.session.sessionId}`}
             aria-label={ui.t(armed() ? 'stop.confirmNamed' : 'stop.named', {
               title: props.session.title,
             })}
@@ -56,6 +57,7 @@ export function StopButton(props: { view: MachineView; session: Session }) {
             {armed() ? ui.t('stop.confirm') : ui.t('stop.stop')}
           </button>
           <p class="covers">{ui.t('stop.hint')}</p>
+          <BlockedWhy roomId={props.view.roomId} id={`stop-why-${props.session.sessionId}`} />
         </div>
       </OutboxAction>
     </Show>

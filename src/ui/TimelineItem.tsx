@@ -75,12 +75,16 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
             const key = hasKey(o.key) ? o.key : `closed.${i().note.kind}.gone`;
             return ui.t(key as 'tl.allowed', params);
           };
-          const bad = () => i().note.resolution !== 'allow' && i().note.resolution !== 'phone';
+          // A card the turn's end (a stop, the machine's stop) left unanswered, or one the machine
+          // no longer holds, was nobody's failure: a neutral mark, not the red one.
+          const neutral = () => ['superseded', 'cancelled'].includes(i().note.resolution);
+          const bad = () =>
+            !neutral() && i().note.resolution !== 'allow' && i().note.resolution !== 'phone';
           return (
             <li
               data-key={props.item.key}
               class="tl-item tl-outcome"
-              classList={{ bad: bad() }}
+              classList={{ bad: bad(), neutral: neutral() }}
               data-card={i().note.id}
               role="status"
             >
@@ -90,7 +94,7 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
               </p>
               <p class="tl-outcome-title">{i().note.title}</p>
               <p class="tl-outcome-words">
-                <Icon name={bad() ? 'failed' : 'ok'} />
+                <Icon name={bad() ? 'failed' : neutral() ? 'stopped' : 'ok'} />
                 {words()}
               </p>
               <Show when={i().note.undelivered}>
@@ -111,6 +115,12 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
       <Match when={props.item.kind === 'final' && props.item}>
         {(i) => {
           const words = () => finalWords(i().final);
+          // The agent's own summary, unless it is a placeholder a reason code words better; a
+          // machine-stopped turn keeps what the agent had done (E11.7).
+          const text = () =>
+            words() === 'tl.final.machineStopped'
+              ? i().final.summary
+              : reasonText(ui.t, i().final.reason, i().final.summary);
           return (
             <li
               data-key={props.item.key}
@@ -118,16 +128,20 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
               classList={{ bad: words() === 'tl.final.failed' }}
             >
               <h3 class="tl-final-title">
-                <Icon name={words() === 'tl.final.failed' ? 'failed' : 'ok'} />
+                <Icon
+                  name={
+                    words() === 'tl.final.failed'
+                      ? 'failed'
+                      : words() === 'tl.final.ok'
+                        ? 'ok'
+                        : 'stopped'
+                  }
+                />
                 {ui.t(words())}
               </h3>
               <Show when={words() !== 'tl.final.stopped'}>
-                <Suspense
-                  fallback={
-                    <p class="tr-plain">{reasonText(ui.t, i().final.reason, i().final.summary)}</p>
-                  }
-                >
-                  <Markdown text={reasonText(ui.t, i().final.reason, i().final.summary)} />
+                <Suspense fallback={<p class="tr-plain">{text()}</p>}>
+                  <Markdown text={text()} />
                 </Suspense>
               </Show>
             </li>

@@ -15,7 +15,7 @@ import { timelineOf } from '../client/timeline.ts';
 import { gapsOf, olderCursor, reachesStart } from '../client/transcript-merge.ts';
 import { useUi } from './context.tsx';
 import { TimelineEntry } from './TimelineItem.tsx';
-import { reasonText } from './widgets.tsx';
+import { BlockedWhy, reasonText } from './widgets.tsx';
 import './truth.css';
 
 /** Gaps filled without a tap per visit; beyond that each gap offers its own button. */
@@ -265,9 +265,16 @@ export function Transcript(props: {
       </div>
       <Show when={page()?.reason}>{(r) => <p class="hint">{reasonText(ui.t, r(), '')}</p>}</Show>
       <Show when={!page()}>
-        <button type="button" class="btn" onClick={() => load()} disabled={!canAsk()}>
+        <button
+          type="button"
+          class="btn"
+          onClick={() => load()}
+          disabled={!canAsk()}
+          aria-describedby="transcript-why"
+        >
           {ui.t('session.loadTranscript')}
         </button>
+        <BlockedWhy roomId={props.view.roomId} id="transcript-why" />
       </Show>
       <ol class="transcript tl-list" ref={list}>
         <For each={items()}>

@@ -169,9 +169,31 @@ export function ActionStatus(props: { entry: OutboxEntry | undefined }) {
           {entry().state === 'sent'
             ? ui.t('card.sent')
             : entry().state === 'unconfirmed'
-              ? ui.t('card.unconfirmed')
+              ? // U4.offline: kept in the outbox, so it goes again once the link is back.
+                ui.blocked(entry().roomId) !== null
+                ? ui.t('card.unconfirmedAway')
+                : ui.t('card.unconfirmed')
               : ui.t('card.expired')}
         </span>
+      )}
+    </Show>
+  );
+}
+
+/**
+ * U4.offline, one thing per button: why the action beside it is disabled now (this phone offline,
+ * the relay or the machine away…), in the same words as the card's decision bar. Nothing is
+ * queued while it shows (docs/app.md "Offline says one thing"); give the button
+ * `aria-describedby={id}`.
+ */
+export function BlockedWhy(props: { roomId: string; id: string }) {
+  const ui = useUi();
+  return (
+    <Show when={ui.blocked(props.roomId)}>
+      {(code) => (
+        <p class="why blocked-why" id={props.id}>
+          {ui.t(`block.${code()}`)}
+        </p>
       )}
     </Show>
   );

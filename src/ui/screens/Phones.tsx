@@ -3,7 +3,7 @@ import type { PhoneEntry } from '../../../protocol/index.ts';
 import { phoneRows } from '../../client/phone-list.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { useUi } from '../context.tsx';
-import { ErrorAlert } from '../widgets.tsx';
+import { BlockedWhy, ErrorAlert } from '../widgets.tsx';
 import { MachineSubScreen } from './MachineSubScreen.tsx';
 
 // E6: Machine › Phones — every phone the machine knows, this one marked; Revoke asks the owner
@@ -56,9 +56,6 @@ export default function Phones(props: { roomId: string }) {
               </ul>
             )}
           </Show>
-          <Show when={me()}>
-            {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
-          </Show>
         </Show>
       )}
     </MachineSubScreen>
@@ -101,18 +98,23 @@ function PhoneRow(props: {
         </Show>
       </p>
       <p class="row-sub">
+        {/* Each part one flex item, its separator kept with it (no gap before a "·"). */}
         <Show when={props.phone.revoked}>
-          <strong>{ui.t('phones.revoked')}</strong>
-          {' · '}
+          <span>
+            <strong>{ui.t('phones.revoked')}</strong> ·
+          </span>
         </Show>
         <Show when={!props.phone.revoked && props.phone.state === 'pending'}>
-          <strong>{ui.t('phones.pending')}</strong>
-          {' · '}
+          <span>
+            <strong>{ui.t('phones.pending')}</strong> ·
+          </span>
         </Show>
-        {ui.t('phones.lastSeen', { time: ui.when(props.phone.lastSeen) })}
+        <span>
+          {ui.t('phones.lastSeen', { time: ui.when(props.phone.lastSeen) })}
+          <Show when={props.phone.presence}> ·</Show>
+        </span>
         <Show when={props.phone.presence}>
-          {' · '}
-          {ui.t('phones.presenceOn')}
+          <span>{ui.t('phones.presenceOn')}</span>
         </Show>
       </p>
       <Show when={props.sameName}>
@@ -124,6 +126,10 @@ function PhoneRow(props: {
       </Show>
       <Show when={props.phone.fingerprint}>
         {(fp) => <p class="row-sub">{ui.t('phones.fingerprint', { fingerprint: fp() })}</p>}
+      </Show>
+      {/* E6.9: this phone's name is edited on its own row, from this phone only. */}
+      <Show when={props.mine && !props.phone.revoked && ui.state().phones[props.roomId]}>
+        {(m) => <RenameThisPhone roomId={props.roomId} name={m().name} />}
       </Show>
       <Show when={props.phone.state === 'pending' && !props.mine}>
         <ApprovePhone roomId={props.roomId} phone={props.phone} />
@@ -144,6 +150,7 @@ function PhoneRow(props: {
                 type="button"
                 class="btn deny"
                 disabled={ui.blocked(props.roomId) !== null}
+                aria-describedby={`phone-why-${props.phone.phoneId}`}
                 aria-label={ui.t('phones.revokeNamed', {
                   name: props.sameName
                     ? `${props.phone.name} (${ui.t('phones.shortId', { id: shortId() })})`
@@ -187,6 +194,9 @@ function PhoneRow(props: {
           </Show>
         </Show>
       </Show>
+      <Show when={!props.phone.revoked && !props.mine}>
+        <BlockedWhy roomId={props.roomId} id={`phone-why-${props.phone.phoneId}`} />
+      </Show>
       <ErrorAlert message={error()} />
     </li>
   );
@@ -217,6 +227,7 @@ function ApprovePhone(props: { roomId: string; phone: PhoneEntry }) {
           type="button"
           class="btn allow"
           disabled={ui.blocked(props.roomId) !== null}
+          aria-describedby={`phone-why-${props.phone.phoneId}`}
           aria-label={ui.t('phones.approveNamed', { name: props.phone.name })}
           onClick={() => void approve()}
         >
@@ -237,7 +248,7 @@ function RenameThisPhone(props: { roomId: string; name: string }) {
   const save = async () => setInvalid(!(await ui.client.renamePhone(props.roomId, name())));
   return (
     <form
-      class="section rename-phone"
+      class="rename-phone"
       onSubmit={(ev) => {
         ev.preventDefault();
         void save();
@@ -246,12 +257,16 @@ function RenameThisPhone(props: { roomId: string; name: string }) {
       <label class="field">
         {ui.t('phones.nameLabel')}
         <input
+          aria-describedby="phone-name-hint"
           value={name()}
           maxLength={64}
           autocomplete="off"
           onInput={(ev) => setName(ev.currentTarget.value)}
         />
       </label>
+      <p class="hint" id="phone-name-hint">
+        {ui.t('phones.nameHint')}
+      </p>
       <Show when={invalid()}>
         <p class="why" role="alert">
           {ui.t('phones.nameInvalid')}

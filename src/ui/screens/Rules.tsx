@@ -2,7 +2,7 @@ import { For, Show, createEffect, createMemo, createSignal } from 'solid-js';
 import type { RuleEntry } from '../../../protocol/index.ts';
 import { extensionsOf } from '../../client/extensions.ts';
 import { useUi } from '../context.tsx';
-import { OutboxAction } from '../widgets.tsx';
+import { BlockedWhy, OutboxAction } from '../widgets.tsx';
 import { MachineSubScreen } from './MachineSubScreen.tsx';
 
 // E2: Machine › Rules — every remembered approval of one machine, with its uses and a Revoke
@@ -92,10 +92,12 @@ function RuleRow(props: { roomId: string; rule: RuleEntry }) {
           class="btn deny"
           disabled={ui.blocked(props.roomId) !== null}
           aria-label={ui.t('rules.revokeNamed', { key: props.rule.key })}
+          aria-describedby={`rule-why-${props.rule.ruleId}`}
           onClick={() => void revoke()}
         >
           {ui.t('rules.revoke')}
         </button>
+        <BlockedWhy roomId={props.roomId} id={`rule-why-${props.rule.ruleId}`} />
       </OutboxAction>
     </li>
   );
