@@ -48,6 +48,8 @@ import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './links/tool-host.ts';
 import { makeTurns } from './sessions/turns.ts';
 import { makeAgents } from './agent/registry.ts';
+import { makeDeskSessions } from './hooks/desk-sessions.ts';
+import { startHookSocket } from './hooks/hook-socket.ts';
 
 export { MachineStartError } from './machine-types.ts';
 export type {
@@ -105,8 +107,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   const agents = makeAgents(options.agents);
   // E10: a session whose agent keeps its own conversation (a native id) and is offered here can
   // take a reply after a restart: the reply resumes it.
+  // A session started at the desk (E10 hooks) keeps Claude's id too, but no reply reaches it.
   for (const s of sessions.list())
-    if (s.nativeId !== undefined && agents.get(s.agent) !== undefined) s.live = true;
+    if (s.dispatched && s.nativeId !== undefined && agents.get(s.agent) !== undefined)
+      s.live = true;
   /** E1: a new id for every process start, so a phone can tell a restart from a reconnect. */
   const instance = randomUUID();
 
@@ -356,6 +360,13 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   });
   armStatus();
 
+  // E10: Claude Code sessions started at the desk reach the machine through its hook socket.
+  const desk = makeDeskSessions(core);
+  const hookSocket =
+    options.hooks === false
+      ? null
+      : await startHookSocket({ stateDir: options.stateDir, log, handle: desk.handle });
+
   async function close(): Promise<void> {
     if (closing) return;
     closing = true;
@@ -365,7 +376,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     // Turns stop first (their asks close, their tools' process groups end) and write their
     // last state; only then does the store close.
     const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
+    // Waiting hooks end with no decision (Claude asks at the terminal), their cards close.
+    const hooksClosed = hookSocket?.close();
     pending.close();
+    await hooksClosed;
     await stopped;
     scheduler.close();
     await rooms.close();
@@ -384,6 +398,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     identity,
     listeners,
     instance,
+    hookSocket: hookSocket?.path ?? null,
     rePairNeeded: inbound.rePairNeeded,
     close,
   });

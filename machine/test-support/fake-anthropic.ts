@@ -25,7 +25,11 @@ export type FakeAnthropic = {
   close(): Promise<void>;
 };
 
-type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string };
+type Body = {
+  messages?: Array<{ role: string; content: unknown }>;
+  model?: string;
+  tools?: unknown[];
+};
 
 const textOf = (content: unknown): string =>
   typeof content === 'string'
@@ -104,7 +108,15 @@ export function claudeTestEnv(home: string, baseUrl: string): Record<string, str
   };
 }
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export type FakeAnthropicOptions = {
+  /**
+   * Requests that offer no tools get "ok" and take no reply of a script: the interactive CLI
+   * asks for a session title with the first prompt in it, which would else take the first reply.
+   */
+  toollessIsAuxiliary?: boolean;
+};
+
+export async function startFakeAnthropic(o: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const scripts = new Map<string, { replies: FakeReply[]; next: number; seen: Body[] }>();
   const hanging = new Set<ServerResponse>();
 
@@ -122,7 +134,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       .filter(([marker]) => first.includes(marker))
       .sort(([a], [b]) => b.length - a.length)[0]?.[1];
     const model = body.model ?? 'claude-fake';
-    if (entry === undefined) {
+    if (entry === undefined || (o.toollessIsAuxiliary === true && !(body.tools?.length ?? 0))) {
       sse(res, model, { text: 'ok' });
       return;
     }
