@@ -50,6 +50,42 @@ describe('E10: sessions started at the desk, at the machine', () => {
     expect(closed.resolution).toBe('expired');
   });
 
+  it('E10 hooks: the terminal first — a PostToolUse of the same tool and input closes the card as local and the waiting hook ends with no decision; a PostToolUse of another command does not', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const ask = { command: 'npm test', description: 'Run the tests' };
+    const base = { session_id: 'desk-terminal', cwd: w.root };
+    const decision = hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: ask,
+    });
+    const card = await phone.waitFor(is('approval.request'), 10_000);
+    await hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm run lint', description: 'Lint' },
+      tool_use_id: 'toolu_other',
+    });
+    expect(w.machine.pendingApprovals().map((a) => a.approvalId)).toEqual([card.approvalId]);
+    await hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { ...ask, timeout: 120000 },
+      tool_use_id: 'toolu_1',
+    });
+    expect(await decision).toBe('');
+    const closed = await phone.waitFor(
+      (m): m is Extract<MachineMessage, { type: 'approval.closed' }> =>
+        m.type === 'approval.closed' && m.approvalId === card.approvalId,
+    );
+    expect(closed.resolution).toBe('local');
+  });
+
   it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript is not read twice', async () => {
     const w = await suite.world();
     const transcript = path.join(w.root, 'claude-session.jsonl');

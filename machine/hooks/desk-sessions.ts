@@ -85,7 +85,16 @@ export function hookDecision(
   };
 }
 
-type Open = { approvalId: string; tool: string; input: string; terminal: boolean };
+type Open = {
+  approvalId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  terminal: boolean;
+};
+
+/** The tool that ran is the one asked about: every field asked for has the value it ran with. */
+const ranAsAsked = (asked: Record<string, unknown>, ran: Record<string, unknown>): boolean =>
+  Object.entries(asked).every(([k, v]) => JSON.stringify(ran[k]) === JSON.stringify(v));
 type Desk = {
   record: SessionRecord;
   reader: TranscriptReader | null;
@@ -162,7 +171,7 @@ export function makeDeskSessions(core: Core) {
       approvalAsk(h.tool_name, input, h.cwd),
       {
         opened: (approvalId) => {
-          open = { approvalId, tool: h.tool_name!, input: JSON.stringify(input), terminal: false };
+          open = { approvalId, tool: h.tool_name!, input, terminal: false };
           d.open.push(open);
         },
         answered: () => {
@@ -197,8 +206,8 @@ export function makeDeskSessions(core: Core) {
           return permission(d, h, gone);
         case 'PostToolUse':
         case 'PostToolUseFailure': {
-          const input = JSON.stringify(h.tool_input ?? {});
-          closeAtTerminal(d, (o) => o.tool === h.tool_name && o.input === input);
+          const ran = h.tool_input ?? {};
+          closeAtTerminal(d, (o) => o.tool === h.tool_name && ranAsAsked(o.input, ran));
           return null;
         }
         case 'Interrupt':
