@@ -153,8 +153,7 @@ describe('E10: Claude Code sessions started at the desk, through its hooks', () 
       from = phone.messages.length;
       await pty.submit('now four');
       const four = await approvalAfter(phone, from);
-      await pty.waitForScreen(/Do you want to proceed\?/, "claude's own dialog");
-      await pty.keys('1');
+      await pty.answerDialog('1');
       const closed = await phone.waitFor(
         (m): m is Extract<MachineMessage, { type: 'approval.closed' }> =>
           m.type === 'approval.closed' && m.approvalId === four.approvalId,
@@ -182,8 +181,7 @@ describe('E10: Claude Code sessions started at the desk, through its hooks', () 
       try {
         await pty.waitForScreen(/❯/, 'the prompt of claude');
         await pty.submit('MARK-NOMACHINE write it');
-        await pty.waitForScreen(/Do you want to proceed\?/, "claude's own dialog");
-        await pty.keys('1');
+        await pty.answerDialog('1');
         await pty.waitForScreen(/alone done/, 'the answer');
         expect(readFileSync(path.join(cwd, 'alone.txt'), 'utf8')).toBe('alone\n');
       } finally {

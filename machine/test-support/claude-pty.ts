@@ -10,6 +10,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const SCREEN_POLL_MS = 100;
+const DIALOG = /Do you want to proceed\?/;
+/** The dialog's last line: drawn once every option is. */
+const DIALOG_END = /Esc to cancel/;
+const DIALOG_PRESSES = 5;
+const DIALOG_ANSWER_MS = 3000;
 
 export type ClaudePty = {
   screen(): Promise<string>;
@@ -18,6 +23,12 @@ export type ClaudePty = {
   /** Presses keys as tmux names them (`1`, `Enter`, `Escape`). */
   keys(...keys: string[]): Promise<void>;
   waitForScreen(re: RegExp, what: string, timeoutMs?: number): Promise<string>;
+  /**
+   * Answers Claude's permission dialog with `key` as a person would: waits for the whole dialog,
+   * presses, and presses again while the dialog is still up — under load a key pressed as the
+   * dialog appeared was not taken (twice in five runs), and a person presses again then too.
+   */
+  answerDialog(key: string): Promise<void>;
   close(): void;
 };
 
@@ -80,6 +91,18 @@ export function startClaudePty(o: {
         if (Date.now() > end) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
         await new Promise((r) => setTimeout(r, SCREEN_POLL_MS));
       }
+    },
+    async answerDialog(key) {
+      await this.waitForScreen(DIALOG_END, "Claude's whole permission dialog");
+      for (let press = 0; press < DIALOG_PRESSES; press += 1) {
+        await tmux('send-keys', '-t', 'desk', key);
+        const end = Date.now() + DIALOG_ANSWER_MS;
+        while (Date.now() < end) {
+          if (!DIALOG.test(await screen().catch(() => ''))) return;
+          await new Promise((r) => setTimeout(r, SCREEN_POLL_MS));
+        }
+      }
+      throw new Error(`Claude's dialog took no answer; screen:\n${await screen()}`);
     },
     close() {
       try {
