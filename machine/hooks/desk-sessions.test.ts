@@ -86,6 +86,25 @@ describe('E10: sessions started at the desk, at the machine', () => {
     expect(closed.resolution).toBe('local');
   });
 
+  it('E10 hooks: a question (AskUserQuestion) is left to the terminal: no card, the hook gives no decision at once', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const from = phone.messages.length;
+    const out = await hook(w.machine.hookSocket!, {
+      hook_event_name: 'PermissionRequest',
+      session_id: 'desk-question',
+      cwd: w.root,
+      tool_name: 'AskUserQuestion',
+      tool_input: {
+        questions: [{ question: 'Which?', header: 'Pick', options: [], multiSelect: false }],
+      },
+    });
+    expect(out).toBe('');
+    expect(w.machine.pendingApprovals()).toEqual([]);
+    expect(phone.messages.slice(from).some((m) => m.type === 'approval.request')).toBe(false);
+  });
+
   it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript is not read twice', async () => {
     const w = await suite.world();
     const transcript = path.join(w.root, 'claude-session.jsonl');

@@ -19,6 +19,8 @@ import { makeTranscriptReader, type TranscriptReader } from './claude-transcript
 // or withdrawn card gives no decision, and Claude's own dialog at the terminal decides.
 
 export const AGENT_CLAUDE = 'claude';
+/** Tools whose request only the terminal can answer (the hook gives no decision). */
+const TERMINAL_ONLY = new Set(['AskUserQuestion']);
 
 type HookInput = {
   hook_event_name: string;
@@ -162,7 +164,8 @@ export function makeDeskSessions(core: Core) {
   }
 
   async function permission(d: Desk, h: HookInput, gone: AbortSignal): Promise<object | null> {
-    if (h.tool_name === undefined) return null;
+    // A question is answered at the terminal: an allow from a card would carry no answers.
+    if (h.tool_name === undefined || TERMINAL_ONLY.has(h.tool_name)) return null;
     const input = h.tool_input ?? {};
     const s = d.record;
     let open: Open | undefined;
