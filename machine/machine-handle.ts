@@ -23,6 +23,7 @@ export function makeMachineHandle(deps: {
   identity: PhoneIdentity;
   listeners: Set<MachineEvents>;
   instance: string;
+  hookSocket: string | null;
   rePairNeeded(): boolean;
   close(): Promise<void>;
 }): MachineHandle {
@@ -49,6 +50,7 @@ export function makeMachineHandle(deps: {
       return rooms.current().pairing;
     },
     instance: deps.instance,
+    hookSocket: deps.hookSocket,
     allowedRoots: core.roots,
     status() {
       const r = rooms.current().link.state();

@@ -48,6 +48,8 @@ export type MachineOptions = {
   questionTimeoutMs?: number;
   /** How long a silent relay must stay silent after a push hint before the receipt is `sent`. */
   pushAnswerWindowMs?: number;
+  /** E10: listen for Claude Code's hooks on `<stateDir>/hooks.sock` (default true). */
+  hooks?: boolean;
   /** Tests: caps the store at this many pages, so a write fails as it would on a full disk. */
   storeMaxPages?: number;
   /** Sees every frame the machine sends, with the message inside (tests, the desk). */
@@ -96,6 +98,8 @@ export type MachineHandle = {
   };
   /** E1: this process's `machine.status.instance`. */
   readonly instance: string;
+  /** E10: the socket Claude Code's hooks reach this machine on (null: not listening). */
+  readonly hookSocket: string | null;
   readonly allowedRoots: readonly string[];
   status(): MachineStatusView;
   sessions(): Session[];

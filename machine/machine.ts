@@ -48,6 +48,8 @@ import { realTimers, type TimerHandle } from './timers.ts';
 import type { ToolHost, ToolHostProvider } from './links/tool-host.ts';
 import { makeTurns } from './sessions/turns.ts';
 import { makeAgents } from './agent/registry.ts';
+import { makeDeskSessions } from './hooks/desk-sessions.ts';
+import { startHookSocket } from './hooks/hook-socket.ts';
 
 export { MachineStartError } from './machine-types.ts';
 export type {
@@ -106,9 +108,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   // E10: a session whose agent keeps its own conversation (a native id) and is offered here can
   // take a reply after a restart: the reply resumes it. E11: any other one (the mock's, an agent's
   // that never reported its id, or whose agent is not offered now) has ended because the machine
-  // restarted — it says so, and a reply to it is refused, never started afresh.
+  // restarted — it says so, and a reply to it is refused, never started afresh. A session started
+  // at the desk (E10 hooks) takes no reply at all and lives on in its terminal: neither.
   for (const s of sessions.list()) {
-    if (s.ended !== undefined) continue;
+    if (s.ended !== undefined || !s.dispatched) continue;
     if (s.nativeId !== undefined && agents.get(s.agent) !== undefined) s.live = true;
     else s.ended = 'machine-restarted';
   }
@@ -361,6 +364,13 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
   });
   armStatus();
 
+  // E10: Claude Code sessions started at the desk reach the machine through its hook socket.
+  const desk = makeDeskSessions(core);
+  const hookSocket =
+    options.hooks === false
+      ? null
+      : await startHookSocket({ stateDir: options.stateDir, log, handle: desk.handle });
+
   async function close(): Promise<void> {
     if (closing) return;
     closing = true;
@@ -370,7 +380,10 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     // Turns stop first (their asks close, their tools' process groups end) and write their
     // last state; only then does the store close.
     const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
+    // Waiting hooks end with no decision (Claude asks at the terminal), their cards close.
+    const hooksClosed = hookSocket?.close();
     pending.close();
+    await hooksClosed;
     await stopped;
     scheduler.close();
     await rooms.close();
@@ -389,6 +402,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     identity,
     listeners,
     instance,
+    hookSocket: hookSocket?.path ?? null,
     rePairNeeded: inbound.rePairNeeded,
     close,
   });

@@ -1,7 +1,7 @@
 // `npm run machine -- --relay ws://127.0.0.1:8787 …` (see --help): the mock machine in a terminal.
 import { agentsFromCli } from './agent/from-cli.ts';
 import { mergeDeclared, readAgentsFile } from './agent/acp/declare.ts';
-import { HELP_TEXT, parseCli } from './desk/cli.ts';
+import { DEFAULT_STATE_DIR, HELP_TEXT, parseCli } from './desk/cli.ts';
 import { attachDesk } from './desk/desk.ts';
 import { startLaneForCli } from './links/device-cli.ts';
 import { consoleLog, deskLog } from './log.ts';
@@ -10,6 +10,19 @@ import { StateError } from './links/state-dir.ts';
 import { makeTerminal } from './desk/terminal.ts';
 import { terminalSafe } from './desk/terminal-text.ts';
 import { terminalQr, wantsColour } from './desk/terminal-qr.ts';
+
+// E10: `hooks install|remove` edits Claude Code's settings and ends; it starts no machine.
+if (process.argv[2] === 'hooks') {
+  const { runHooksCli } = await import('./hooks/hooks-cli.ts');
+  process.exit(
+    await runHooksCli(process.argv.slice(3), {
+      input: process.stdin,
+      output: process.stdout,
+      errors: process.stderr,
+      defaultStateDir: DEFAULT_STATE_DIR,
+    }),
+  );
+}
 
 const parsed = parseCli(process.argv.slice(2));
 if (!parsed.ok) {

@@ -95,6 +95,8 @@ export type MockMachine = {
   proc: Proc;
   pairingCode: string;
   root: string;
+  /** E10: its state dir (the hook socket lives there). */
+  stateDir: string;
   /** Desk output lines that match, e.g. /approval (\w+) closed: allow/. */
   deskLines(pattern: RegExp): string[];
   /**
@@ -142,6 +144,7 @@ export async function startMachine(options: {
     proc,
     pairingCode,
     root: root.path,
+    stateDir: state.path,
     deskLines: (pattern) => machine.proc.lines.filter((l) => pattern.test(l)),
     async restart(restartOptions = {}) {
       if (restartOptions.crash) await machine.proc.kill();

@@ -1,6 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { QuestionItem } from '../../protocol/index.ts';
-import { parseAnswer, parseDeskLine, resolveId } from './desk.ts';
+import { makeTmpDir } from '../../testkit/tmp.ts';
+import type { MachineHandle } from '../machine.ts';
+import { parseAnswer, parseDeskLine, resolveId, runDeskLine } from './desk.ts';
 
 const single: QuestionItem = {
   id: 'q1',
@@ -22,6 +26,32 @@ const text: QuestionItem = {
 };
 
 describe('desk commands', () => {
+  it("E10: hooks install at the desk shows the change to Claude Code's settings and writes nothing; with --yes it writes it; hooks remove takes it out", () => {
+    const tmp = makeTmpDir('desk-hooks-');
+    const before = process.env.CLAUDE_CONFIG_DIR;
+    process.env.CLAUDE_CONFIG_DIR = path.join(tmp.dir, '.claude');
+    const settings = path.join(tmp.dir, '.claude', 'settings.json');
+    try {
+      const machine = { hookSocket: path.join(tmp.dir, 'hooks.sock') } as MachineHandle;
+      const shown = runDeskLine(machine, 'hooks install');
+      expect(shown[0]).toBe(`hooks: this change to ${settings}:`);
+      expect(shown.at(-1)).toBe('write it with: hooks install --yes');
+      expect(existsSync(settings)).toBe(false);
+      expect(runDeskLine(machine, 'hooks install --yes').at(-1)).toBe('hooks: installed');
+      expect(readFileSync(settings, 'utf8')).toContain(machine.hookSocket!);
+      expect(runDeskLine(machine, 'hooks install')).toEqual([
+        `hooks: already installed in ${settings}; nothing to change`,
+      ]);
+      expect(runDeskLine(machine, 'hooks remove --yes').at(-1)).toBe('hooks: removed');
+      expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({});
+      expect(parseDeskLine('hooks')).toMatchObject({ ok: false, code: 'desk-missing-argument' });
+    } finally {
+      if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+      else process.env.CLAUDE_CONFIG_DIR = before;
+      tmp.cleanup();
+    }
+  });
+
   it('E6: parses phones and revoke-phone <phoneId>; revoke-phone without an id says which argument is missing', () => {
     expect(parseDeskLine('phones')).toEqual({ ok: true, command: { kind: 'phones' } });
     expect(parseDeskLine('revoke-phone 7c9e')).toEqual({

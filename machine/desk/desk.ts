@@ -7,6 +7,7 @@ import {
   revokePhoneAtDesk,
 } from './desk-phones.ts';
 import type { Terminal } from './terminal.ts';
+import { applyHooks, describePlan, planHooks, type HooksAction } from '../hooks/hooks-cli.ts';
 
 // The desktop side: while the machine runs, the terminal shows approvals and questions as they
 // arrive and accepts `allow <id>`, `deny <id>`, `answer <id> <option ids or text>`. Answers made
@@ -26,6 +27,8 @@ export const DESK_HELP = `Desk commands:
   phones approve <phoneId>           let a waiting phone in (E9): compare its fingerprint first
   phones forget <phoneId>            drop a waiting or revoked phone's record (E9)
   revoke-phone <phoneId>             cut a lost phone off (E6): the others move to a new room
+  hooks install|remove [--yes]       Claude Code sessions started in a terminal on the phone (E10):
+                                     shows the change to Claude's settings; --yes writes it
   status                             the relay, phones, and what is pending
   help                               this list
 Ids may be shortened to any unique prefix.`;
@@ -36,7 +39,8 @@ export type DeskCommand =
       kind: 'allow' | 'deny' | 'revoke' | 'revoke-phone' | 'approve-phone' | 'forget-phone';
       id: string;
     }
-  | { kind: 'answer'; id: string; text: string };
+  | { kind: 'answer'; id: string; text: string }
+  | { kind: 'hooks'; action: HooksAction; yes: boolean };
 
 export type DeskParse =
   | { ok: true; command: DeskCommand }
@@ -73,6 +77,12 @@ export function parseDeskLine(line: string): DeskParse | null {
       return rest[1]
         ? { ok: true, command: { kind: `${sub}-phone`, id: rest[1] } }
         : missing(`which phone? phones ${sub} <phoneId> (see: phones)`);
+    }
+    case 'hooks': {
+      const action = rest[0]?.toLowerCase();
+      if (action !== 'install' && action !== 'remove')
+        return missing('hooks install|remove [--yes]');
+      return { ok: true, command: { kind: 'hooks', action, yes: rest[1] === '--yes' } };
     }
     case 'revoke-phone':
       return rest[0]
@@ -193,6 +203,20 @@ export function describeStatus(machine: MachineHandle): string[] {
   ];
 }
 
+/** E10: `hooks install|remove` shows the change to Claude Code's settings; `--yes` writes it. */
+function hooksAtDesk(machine: MachineHandle, action: HooksAction, yes: boolean): string[] {
+  if (machine.hookSocket === null) return ['hooks: this machine is not listening for hooks'];
+  const planned = planHooks(action, machine.hookSocket);
+  if (!planned.ok) return [`hooks: ${planned.message} [${planned.code}]`];
+  const said = describePlan(action, planned.plan).split('\n');
+  if (!planned.plan.changes) return said;
+  if (!yes) return [...said, `write it with: hooks ${action} --yes`];
+  const failed = applyHooks(planned.plan);
+  return failed !== null
+    ? [`hooks: ${failed}`]
+    : [...said, `hooks: ${action === 'install' ? 'installed' : 'removed'}`];
+}
+
 /** Runs one typed line; returns what to print. */
 export function runDeskLine(machine: MachineHandle, line: string): string[] {
   const parsed = parseDeskLine(line);
@@ -269,6 +293,8 @@ export function runDeskLine(machine: MachineHandle, line: string): string[] {
           : r.message,
       ];
     }
+    case 'hooks':
+      return hooksAtDesk(machine, c.action, c.yes);
     case 'answer': {
       const id = resolveId(
         c.id,

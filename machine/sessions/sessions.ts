@@ -61,6 +61,10 @@ export type SessionRecord = {
   ended?: SessionEndReason;
 };
 
+/** E10: a session an agent's hooks told the machine of: not dispatched, the agent's own id kept. */
+export const isDeskSession = (s: Pick<SessionRecord, 'dispatched' | 'nativeId'>): boolean =>
+  !s.dispatched && s.nativeId !== undefined;
+
 /**
  * SC4: a session's title is its prompt on one line; a longer one ends in "…" after the last whole
  * word that fits (never cut mid-word), or mid-text only when it has no space to cut at (Chinese).
@@ -218,8 +222,13 @@ export function makeSessionStore(o: {
       ...(r.ended !== null && isMember(SESSION_END_REASONS, r.ended) ? { ended: r.ended } : {}),
     };
     if (record.state === 'running' || record.state === 'awaiting_approval') {
-      record.state = 'error';
-      record.transcript.append('assistant', INTERRUPTED_NOTE, o.now());
+      // E10: a session started at the desk (Claude's hooks) runs in its own terminal, which the
+      // machine's stop did not touch: it is not said to be cut short, only no longer followed.
+      if (isDeskSession(record)) record.state = 'idle';
+      else {
+        record.state = 'error';
+        record.transcript.append('assistant', INTERRUPTED_NOTE, o.now());
+      }
       save(record);
     }
     sessions.set(record.sessionId, record);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, Capabilities, Session } from '../../protocol/index.ts';
-import { canEdit, canStop, respondExtras, scopeChoices } from './extensions.ts';
+import { canEdit, canStop, respondExtras, scopeChoices, startedAtDesk } from './extensions.ts';
 import { RESEND_WINDOW_MS } from './outbox.ts';
 import { connect, machineOf, makeHarness, pairingFor } from './test-support/harness.ts';
 
@@ -77,6 +77,14 @@ describe('E2–E4: the phone offers only what the machine announced (EC compatib
     expect(canStop(v, session('idle'))).toBe(false);
     expect(canStop(v, session('done'))).toBe(false);
     expect(canStop(v, session('running', false))).toBe(false);
+  });
+
+  it("E10: a session a real agent's hooks reported (not dispatched, not live) says to reply at the terminal; a scripted local one or a live one does not", () => {
+    expect(startedAtDesk({ dispatched: false, live: false, agent: 'claude' })).toBe(true);
+    expect(startedAtDesk({ dispatched: false, live: false, agent: 'mock' })).toBe(false);
+    expect(startedAtDesk({ dispatched: false, live: false })).toBe(false);
+    expect(startedAtDesk({ dispatched: true, live: false, agent: 'claude' })).toBe(false);
+    expect(startedAtDesk({ dispatched: false, live: true, agent: 'claude' })).toBe(false);
   });
 
   it('E2/E3: respondExtras keeps a plain allow plain, refuses what the machine would refuse', () => {

@@ -49,6 +49,16 @@ export const canStop = (view: Pick<MachineView, 'status'>, session: Session): bo
   session.live === true &&
   (session.state === SESSION_STATES.running || session.state === SESSION_STATES.awaiting_approval);
 
+/**
+ * E10: a session a real agent's hooks told the machine of (started in a terminal): no reply can
+ * reach it from the phone; the phone says where to reply instead.
+ */
+export const startedAtDesk = (session: Pick<Session, 'dispatched' | 'live' | 'agent'>): boolean =>
+  !session.dispatched &&
+  session.live !== true &&
+  session.agent !== undefined &&
+  session.agent !== 'mock';
+
 export type ApprovalChoice = { scope?: ApprovalScope; edited?: string; message?: string };
 export type ChoiceRefusal =
   'scope-not-offered' | 'not-editable' | 'edit-blank' | 'edit-too-long' | 'message-too-long';

@@ -25,6 +25,8 @@ export const enScreens = {
   'session.reply': 'Reply to this session',
   'session.send': 'Send',
   'session.notLive': 'This session can no longer receive messages.',
+  'session.atDesk': 'Started at the desk — reply at the terminal.',
+  'session.atDeskChip': 'Started at the desk',
   'session.unknown': 'This session is not known on this phone.',
   'machine.title': 'Machine',
   'machine.plugin': 'Plugin {version}',

@@ -26,6 +26,8 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'session.reply': '回复此会话',
   'session.send': '发送',
   'session.notLive': '此会话已无法接收消息。',
+  'session.atDesk': '在电脑上启动——请在终端里回复。',
+  'session.atDeskChip': '在电脑上启动',
   'session.unknown': '这台手机上没有此会话的信息。',
   'machine.title': '机器',
   'machine.plugin': '插件 {version}',

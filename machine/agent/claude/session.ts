@@ -38,7 +38,7 @@ const EXIT_GRACE_MS = 3000;
 const STDERR_TAIL_CHARS = 2000;
 
 /** Said to Claude with a deny: why the tool did not run. */
-function denial(a: Extract<ApprovalAnswer, { allowed: false }>): string {
+export function denial(a: Extract<ApprovalAnswer, { allowed: false }>): string {
   const why: Record<Refusal, string> = {
     denied: 'The user denied this from their phone.',
     expired: 'No decision came from the phone in time, so this was not allowed.',

@@ -1,5 +1,5 @@
 import { For, Show } from 'solid-js';
-import { extensionsOf } from '../../client/extensions.ts';
+import { extensionsOf, startedAtDesk } from '../../client/extensions.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
@@ -95,6 +95,9 @@ export default function Machine(props: { roomId: string }) {
                             <SessionChip view={v()} session={s} />
                             <Show when={s.dispatched}>
                               <span class="chip">{ui.t('session.dispatched')}</span>
+                            </Show>
+                            <Show when={startedAtDesk(s)}>
+                              <span class="chip">{ui.t('session.atDeskChip')}</span>
                             </Show>
                             <Show when={s.access === 'full'}>
                               <span class="chip danger">{ui.t('session.fullAccess')}</span>

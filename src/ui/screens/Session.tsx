@@ -1,6 +1,7 @@
 import { For, Show } from 'solid-js';
 import { agentLine } from '../../client/agent-line.ts';
 import { openCards } from '../../client/machine-view.ts';
+import { startedAtDesk } from '../../client/extensions.ts';
 import { refusesMessage } from '../../client/outbox.ts';
 import { routeHref } from '../../client/router.ts';
 import { Cards } from '../Cards.tsx';
@@ -81,6 +82,9 @@ export default function SessionScreen(props: {
                       <Show when={s().dispatched}>
                         <span class="chip">{ui.t('session.dispatched')}</span>
                       </Show>
+                      <Show when={startedAtDesk(s())}>
+                        <span class="chip">{ui.t('session.atDeskChip')}</span>
+                      </Show>
                       <Show when={s().access === 'full'}>
                         <span class="chip danger">{ui.t('session.fullAccess')}</span>
                       </Show>
@@ -127,7 +131,9 @@ export default function SessionScreen(props: {
                 when={session()?.live === true && !session()?.ended}
                 fallback={
                   <Show when={session() && !session()?.ended}>
-                    <p class="hint">{ui.t('session.notLive')}</p>
+                    <p class="hint">
+                      {ui.t(startedAtDesk(session()!) ? 'session.atDesk' : 'session.notLive')}
+                    </p>
                   </Show>
                 }
               >

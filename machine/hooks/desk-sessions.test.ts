@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MachineMessage } from '../../protocol/index.ts';
+import { makeManualTimers } from '../../testkit/manual-clock.ts';
+import { is, relaySuite } from '../test-support/relay-suite.ts';
+import { HOOK_PROGRAM } from './claude-settings.ts';
+
+// E10 (desk sessions): the machine's side of Claude Code's hooks, fed through the real hook
+// program with the events as the installed CLI sends them (the CLI itself: desk-hooks.test.ts).
+
+const suite = relaySuite();
+
+function hook(socket: string, event: object): Promise<string> {
+  const child = spawn(process.execPath, [HOOK_PROGRAM, socket], { stdio: 'pipe' });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdin.end(JSON.stringify(event));
+  return new Promise((r) => child.on('exit', () => r(out)));
+}
+
+const line = (role: 'user' | 'assistant', text: string) =>
+  `${JSON.stringify({
+    type: role,
+    message: { role, content: role === 'user' ? text : [{ type: 'text', text }] },
+  })}\n`;
+
+describe('E10: sessions started at the desk, at the machine', () => {
+  it('E10 hooks: a card nobody answers expires and the hook gets no decision — never an allow; Claude’s own dialog decides', async () => {
+    const timers = makeManualTimers(Date.now());
+    const w = await suite.world({ timers, approvalTimeoutMs: 60_000 });
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const decision = hook(w.machine.hookSocket!, {
+      hook_event_name: 'PermissionRequest',
+      session_id: 'desk-expire',
+      cwd: w.root,
+      tool_name: 'Bash',
+      tool_input: { command: 'rm -rf build', description: 'Clean' },
+    });
+    const card = await phone.waitFor(is('approval.request'), 10_000);
+    expect(card.risk).toEqual({ reason: 'recursive-delete' });
+    timers.advance(60_000);
+    expect(await decision).toBe('');
+    const closed = await phone.waitFor(
+      (m): m is Extract<MachineMessage, { type: 'approval.closed' }> =>
+        m.type === 'approval.closed' && m.approvalId === card.approvalId,
+    );
+    expect(closed.resolution).toBe('expired');
+  });
+
+  it('E10 hooks: the terminal first — a PostToolUse of the same tool and input closes the card as local and the waiting hook ends with no decision; a PostToolUse of another command does not', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const ask = { command: 'npm test', description: 'Run the tests' };
+    const base = { session_id: 'desk-terminal', cwd: w.root };
+    const decision = hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: ask,
+    });
+    const card = await phone.waitFor(is('approval.request'), 10_000);
+    await hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm run lint', description: 'Lint' },
+      tool_use_id: 'toolu_other',
+    });
+    expect(w.machine.pendingApprovals().map((a) => a.approvalId)).toEqual([card.approvalId]);
+    await hook(w.machine.hookSocket!, {
+      ...base,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { ...ask, timeout: 120000 },
+      tool_use_id: 'toolu_1',
+    });
+    expect(await decision).toBe('');
+    const closed = await phone.waitFor(
+      (m): m is Extract<MachineMessage, { type: 'approval.closed' }> =>
+        m.type === 'approval.closed' && m.approvalId === card.approvalId,
+    );
+    expect(closed.resolution).toBe('local');
+  });
+
+  it('E10 hooks: a question (AskUserQuestion) is left to the terminal: no card, the hook gives no decision at once', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const from = phone.messages.length;
+    const out = await hook(w.machine.hookSocket!, {
+      hook_event_name: 'PermissionRequest',
+      session_id: 'desk-question',
+      cwd: w.root,
+      tool_name: 'AskUserQuestion',
+      tool_input: {
+        questions: [{ question: 'Which?', header: 'Pick', options: [], multiSelect: false }],
+      },
+    });
+    expect(out).toBe('');
+    expect(w.machine.pendingApprovals()).toEqual([]);
+    expect(phone.messages.slice(from).some((m) => m.type === 'approval.request')).toBe(false);
+  });
+
+  it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript is not read twice', async () => {
+    const w = await suite.world();
+    const transcript = path.join(w.root, 'claude-session.jsonl');
+    writeFileSync(transcript, line('user', 'Rename the images'));
+    const event = { session_id: 'desk-restart', transcript_path: transcript, cwd: w.root };
+    await hook(w.machine.hookSocket!, {
+      ...event,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'Rename the images',
+    });
+    const [s] = w.machine.sessions();
+    expect(s).toMatchObject({
+      title: 'Rename the images',
+      dispatched: false,
+      live: false,
+      agent: 'claude',
+      state: 'running',
+    });
+    expect(w.machine.transcript(s!.sessionId).map((e) => e.text)).toEqual(['Rename the images']);
+
+    const m = await w.restart();
+    // Its terminal was not touched by the machine's stop: idle, not "cut short".
+    expect(m.sessions()).toMatchObject([{ sessionId: s!.sessionId, live: false, state: 'idle' }]);
+    appendFileSync(transcript, line('assistant', 'Renamed 3 images.'));
+    await hook(m.hookSocket!, { ...event, hook_event_name: 'Stop' });
+    expect(m.sessions()).toMatchObject([{ sessionId: s!.sessionId, live: false, state: 'done' }]);
+    // Read from the file's end after the restart: the prompt is not added again. (What Claude
+    // wrote while no machine ran is not read: said in docs/agents.md.)
+    expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual(['Rename the images']);
+  });
+});
