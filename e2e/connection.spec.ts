@@ -112,6 +112,9 @@ test.describe('Connection, reconnect and offline (D5, D8, D10, D13)', () => {
     const tm = makeTestMachine(relay.url, 'laptop');
     await tm.connect();
     await pairByCode(page, tm.code, 'laptop');
+    // The app shows the machine before its socket has joined the room; a frame sent before that
+    // reaches no phone (failed once in CI).
+    await tm.phoneOnline();
     tm.sayRaw(Buffer.from(new Uint8Array(80).fill(7)).toString('base64'));
     await expect(page.getByRole('alert').filter({ hasText: 'Re-pair needed' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'Re-pair' }).first()).toBeVisible();

@@ -25,6 +25,8 @@ export type TestMachine = {
   say(message: Record<string, unknown>): void;
   sayRaw(payload: string): void;
   waitFor(pred: (m: PhoneMessage) => boolean, timeoutMs?: number): Promise<PhoneMessage>;
+  /** Until the relay has said a phone is in the room: a frame sent before reaches nobody. */
+  phoneOnline(timeoutMs?: number): Promise<void>;
   connect(): Promise<void>;
   close(): Promise<void>;
 };
@@ -79,6 +81,22 @@ export function makeTestMachine(relayUrl: string, name: string): TestMachine {
               `${name}: no matching phone message within ${timeoutMs} ms; got ${received.map((m) => m.type).join(', ')}`,
             ),
           );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    phoneOnline(timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (phonePresence.at(-1) !== true) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`${name}: no phone in the room within ${timeoutMs} ms`));
         }, timeoutMs);
         waiters.add(check);
         check();
