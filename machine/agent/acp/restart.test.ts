@@ -1,9 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
+import { isGone } from '../../../testkit/process-group.ts';
 import { makeTmpDir, type TmpDir } from '../../../testkit/tmp.ts';
+import { until } from '../../../testkit/until.ts';
 import { writeFakeAcpAgent } from '../../test-support/fake-acp-agent.ts';
 import { dispatch, finalOf, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import type { TestPhone } from '../../test-support/test-phone.ts';
 import { declaredAcpProvider } from './provider.ts';
+import { IDLE_LIMIT_MS } from './session.ts';
 
 // E11.6 for ACP agents, through a real relay and the test phone, with a tiny real ACP agent the
 // test writes (machine/test-support/fake-acp-agent.ts): after a restart a session resumes only
@@ -90,5 +94,22 @@ describe('E11.6: ACP sessions across a machine restart', () => {
       'and again',
       'heard: and again',
     ]);
+  }, 30_000);
+
+  it("E10/T3: the idle limit runs on the machine's own timers: advancing the machine's manual clock by IDLE_LIMIT_MS ends the idle agent", async () => {
+    dir = makeTmpDir('acp-restart-');
+    const agent = writeFakeAcpAgent(dir.dir, { name: 'withload', loadSession: true });
+    const timers = makeManualTimers(Date.now());
+    const w = await suite.world({
+      timers,
+      agents: [declaredAcpProvider(agent.spec, { env: { PATH: process.env.PATH ?? '' } })],
+    });
+    const phone = await w.phone();
+    const r = await dispatch(phone, { prompt: 'hello' });
+    await finalOf(phone, r.sessionId!);
+    const pid = agent.events()[0]!.pid;
+    expect(isGone(pid)).toBe(false);
+    timers.advance(IDLE_LIMIT_MS);
+    await until(() => isGone(pid), 'the idle agent to end');
   }, 30_000);
 });
