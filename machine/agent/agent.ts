@@ -1,4 +1,5 @@
 import type { AccessLevel } from '../../protocol/index.ts';
+import type { Timeouts } from '../../protocol/timers.ts';
 import type { ApprovalAsk } from '../approvals/approval-offer.ts';
 import type { ToolHost } from '../links/tool-host.ts';
 
@@ -82,6 +83,8 @@ export type OpenOptions = {
   access: AccessLevel;
   /** The agent's own session id to continue (after a restart); absent = a new conversation. */
   resume?: string;
+  /** T3: the machine's timers, for the adapter's rules about time (real ones when absent). */
+  timers?: Timeouts;
 };
 
 export type AgentProvider = {

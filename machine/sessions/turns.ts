@@ -44,6 +44,7 @@ export function makeTurns(core: Core) {
       s.agentSession ??= provider.open({
         cwd: s.cwd,
         access: s.access,
+        timers: core.timers,
         ...(s.nativeId !== undefined ? { resume: s.nativeId } : {}),
       });
       outcome = await s.agentSession.runTurn(prompt, {

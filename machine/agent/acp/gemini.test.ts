@@ -7,7 +7,10 @@ import { until } from '../../../testkit/until.ts';
 import { geminiTestEnv, startFakeGemini, type FakeGemini } from '../../test-support/fake-gemini.ts';
 import { dispatch, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import type { TestPhone } from '../../test-support/test-phone.ts';
-import { geminiProvider } from './provider.ts';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
+import type { AgentContext } from '../agent.ts';
+import { geminiProvider, resolveGemini } from './provider.ts';
+import { IDLE_LIMIT_MS, openAcpSession } from './session.ts';
 
 // E10 with the REAL Gemini CLI (`gemini --acp`, the packaged @google/gemini-cli) against a
 // scripted Gemini API server, through a real relay and the test phone: the ACP adapter's
@@ -309,5 +312,46 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(final.ok).toBe(false);
     expect(final.summary).toContain('gemini stopped');
     await until(() => running('30002').length === 0, 'the orphaned command to end', 5000);
+  }, 60_000);
+
+  it('E10 faults: after a 500 the Gemini process stays idle, holding the conversation; after IDLE_LIMIT_MS without a turn (manual clock) it is ended and nothing of it is left', async () => {
+    const work = makeTmpDir('gemini-idle-');
+    const found = resolveGemini(undefined, '');
+    if (!found.ok) throw new Error(found.message);
+    const clock = makeManualTimers();
+    const s = openAcpSession(
+      { spec: found.spec, env: env() },
+      { cwd: work.dir, access: 'standard', timers: clock },
+    );
+    try {
+      fake.script('MARK-IDLE', [{ status: 500, message: 'upstream exploded' }]);
+      const said: string[] = [];
+      const ctx: AgentContext = {
+        cwd: work.dir,
+        signal: new AbortController().signal,
+        host: () => {
+          throw new Error('Gemini runs its own tools');
+        },
+        approve: () => Promise.resolve({ allowed: false, why: 'denied' }),
+        ask: () => Promise.resolve({ ok: false, why: 'denied' }),
+        toolStarted: () => {},
+        toolFinished: () => {},
+        assistant: (text) => said.push(text),
+        sleep: () => Promise.resolve(),
+        usage: () => {},
+        model: () => {},
+        nativeSession: () => {},
+      };
+      expect((await s.runTurn('MARK-IDLE hello', ctx)).ok).toBe(false);
+      const agent = processesIn(work.dir);
+      expect(agent.length).toBeGreaterThan(0);
+      clock.advance(IDLE_LIMIT_MS - 1);
+      expect(processesIn(work.dir)).toEqual(agent);
+      clock.advance(1);
+      await until(() => processesIn(work.dir).length === 0, 'the idle agent to end', 5000);
+    } finally {
+      await s.close();
+      work.cleanup();
+    }
   }, 60_000);
 });

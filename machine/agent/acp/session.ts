@@ -17,6 +17,7 @@ import type {
   TurnOutcome,
 } from '../agent.ts';
 import { outcomeOf } from '../agent.ts';
+import { realTimers } from '../../timers.ts';
 import { endProcesses, startedSince, treeOf } from '../codex/process-tree.ts';
 import { startAcp, type AcpProcess } from './connection.ts';
 import type { AcpAgentSpec } from './declare.ts';
@@ -37,12 +38,19 @@ import {
 // the phone (E2 rules are applied by the machine before asking); an agent that starts in a mode
 // that decides itself is switched to `default`, the mode that asks. Stop (E4) sends
 // `session/cancel` AND ends what the turn started (each command's process group) itself; past
-// the backstop the whole agent goes.
+// the backstop the whole agent goes. An agent that can load its session is not kept idle for
+// ever: after IDLE_LIMIT_MS without a turn it is ended, and the next reply loads the session.
 
 /** E4: how long `session/cancel` may take to end the prompt before the agent is ended. */
 export const CANCEL_BACKSTOP_MS = 3000;
 /** E4: a command the turn started gets this long after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 500;
+/**
+ * E10: how long an agent that offers `loadSession` is kept between turns (idle, holding the
+ * conversation); then it is ended, and the next reply starts it again with `session/load`. One
+ * without `loadSession` is kept: ending it would lose the conversation.
+ */
+export const IDLE_LIMIT_MS = 10 * 60_000;
 /**
  * `session/load` replays the history as updates, and an agent may go on replaying after it
  * answered (Gemini CLI streams it unawaited, with no end marker): the replay is over once the
@@ -72,10 +80,19 @@ type Turn = {
 const stoppedText = (reason: unknown) =>
   typeof reason === 'string' ? `Turn stopped: ${reason}.` : 'Turn stopped.';
 
-export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSession {
+export type AcpSession = AgentSession & {
+  /** The agent's pid while its process runs (tests check it is gone). */
+  readonly pid: number | null;
+};
+
+export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AcpSession {
   const name = cfg.spec.name;
   let proc: AcpProcess | null = null;
-  let sessionId: string | null = null;
+  /** The agent's session: the stored one to load, then whichever this session runs in. */
+  let sessionId: string | null = o.resume ?? null;
+  /** T3: the Stop backstop and the idle limit run on the machine's timers. */
+  const timers = o.timers ?? realTimers();
+  let idle: ReturnType<typeof timers.setTimeout> | null = null;
   let loading = false;
   let lastReplayAt = 0;
   let turn: Turn | null = null;
@@ -202,7 +219,9 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
       }
       const created = await p.conn.agent.request('session/new', { cwd: o.cwd, mcpServers: [] });
       sessionId = created.sessionId;
-      ctx.nativeSession(sessionId);
+      // E11.6: the id is stored only when the agent can load it; without loadSession no restart
+      // can resume the conversation, so the machine ends it `machine-restarted` instead.
+      if (p.init.agentCapabilities?.loadSession === true) ctx.nativeSession(sessionId);
       await setAskingMode(p, created.modes);
       return p;
     } catch (e) {
@@ -216,12 +235,35 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
     proc = null;
   };
 
+  const stopIdle = () => {
+    if (idle !== null) timers.clearTimeout(idle);
+    idle = null;
+  };
+  /** E10: an idle agent that can load its session is ended after IDLE_LIMIT_MS. */
+  const armIdle = () => {
+    stopIdle();
+    const p = proc;
+    if (closed || p === null || p.init.agentCapabilities?.loadSession !== true) return;
+    idle = timers.setTimeout(() => {
+      idle = null;
+      if (proc === p && turn === null) endAgent();
+    }, IDLE_LIMIT_MS);
+  };
+
   async function runTurn(prompt: string, ctx: AgentContext): Promise<TurnOutcome> {
+    stopIdle();
+    try {
+      return await turnOf(prompt, ctx);
+    } finally {
+      armIdle();
+    }
+  }
+
+  async function turnOf(prompt: string, ctx: AgentContext): Promise<TurnOutcome> {
     if (closed) return outcomeOf(false, 'The session was closed.');
     let p: AcpProcess;
     try {
       if (proc === null) {
-        sessionId = o.resume ?? sessionId;
         proc = await start(ctx);
         void proc.exited.then(() => {
           if (proc === p) proc = null;
@@ -242,12 +284,12 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
     const t: Turn = { ctx, cleared: new AbortController(), tools: new Map(), text: '', all: [] };
     turn = t;
     const before = new Set(treeOf(p.pid).map((s) => s.pid));
-    let backstop: ReturnType<typeof setTimeout> | undefined;
+    let backstop: ReturnType<typeof timers.setTimeout> | undefined;
     const onStop = () => {
       void p.conn.agent.notify('session/cancel', { sessionId: sessionId! }).catch(() => {});
       // The agent is asked to stop; what the turn started ends now, whatever the agent does.
       void endProcesses(startedSince(p.pid, before), STOP_GRACE_MS);
-      backstop = setTimeout(() => {
+      backstop = timers.setTimeout(() => {
         if (proc === p) endAgent();
       }, CANCEL_BACKSTOP_MS);
     };
@@ -266,7 +308,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
       failure = (e as Error).message;
     } finally {
       ctx.signal.removeEventListener('abort', onStop);
-      clearTimeout(backstop);
+      if (backstop !== undefined) timers.clearTimeout(backstop);
       flush(t);
       turn = null;
       t.cleared.abort();
@@ -305,8 +347,12 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AgentSess
 
   return {
     runTurn,
+    get pid() {
+      return proc?.pid ?? null;
+    },
     async close() {
       closed = true;
+      stopIdle();
       turn?.cleared.abort();
       endAgent();
     },

@@ -68,6 +68,7 @@ export function codexProvider(o: CodexProviderOptions = {}): AgentProvider {
         access: options.access,
         ...(options.resume !== undefined ? { resume: options.resume } : {}),
         codex: bin.launch,
+        ...(options.timers !== undefined ? { timers: options.timers } : {}),
         ...(o.env !== undefined ? { env: o.env } : {}),
         ...(o.extraArgs !== undefined ? { extraArgs: o.extraArgs } : {}),
       });

@@ -19,6 +19,7 @@ import type {
   CodexQuestion,
 } from './context.ts';
 import { INTERRUPT_BACKSTOP_MS, makeCodexSession, type CodexSession } from './session.ts';
+import { STEER_LIMIT_MS } from './turn.ts';
 
 // The real `codex app-server` (0.171.0) against a scripted Responses server: one fake server for
 // the file, an isolated CODEX_HOME per test. E10: Codex's approvals, questions and file changes
@@ -218,6 +219,59 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)',
     );
     expect(last).toContain('go on');
+  });
+
+  const NOTE = '(From the owner, who denied `rm notes.txt` on their phone: keep the notes)';
+  const times = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
+  /** A deny with words, given while Codex is frozen (SIGSTOP): it cannot answer the steer. */
+  function frozenDeny(s: CodexSession) {
+    return recorder(() => {
+      process.kill(-s.pid!, 'SIGSTOP');
+      return { allowed: false, why: 'denied', message: 'keep the notes' };
+    });
+  }
+
+  it("E11/T3: Codex does not answer the steer within STEER_LIMIT_MS (the manual clock): the owner's words go before the next prompt", async () => {
+    home = makeCodexHome(fake);
+    script(escalated('rm notes.txt'));
+    const clock = makeManualTimers();
+    const s = session(undefined, { timers: clock });
+    const r = frozenDeny(s);
+    const steerArmed = clock.whenArmed(STEER_LIMIT_MS);
+    const running = s.runTurn('tidy up', r.ctx);
+    await steerArmed;
+    const pid = s.pid!;
+    clock.advance(STEER_LIMIT_MS);
+    // Still frozen: the turn is stopped, and past the backstop the process goes (E4).
+    r.stop('stopped from the phone');
+    clock.advance(INTERRUPT_BACKSTOP_MS);
+    expect(await running).toMatchObject({ ok: false });
+    expect(isGone(pid)).toBe(true);
+    const seen = script({ kind: 'text', text: 'Understood.' });
+    await s.runTurn('go on', recorder().ctx);
+    const input = JSON.stringify(seen[0]!.body.input ?? []);
+    expect(times(input, NOTE)).toBe(1);
+    expect(input.indexOf(NOTE)).toBeLessThan(input.lastIndexOf('go on'));
+  });
+
+  it('E11/T3: a steer Codex takes after STEER_LIMIT_MS is not told again with the next prompt', async () => {
+    home = makeCodexHome(fake);
+    const first = script(escalated('rm notes.txt'), { kind: 'text', text: 'I kept the notes.' });
+    const clock = makeManualTimers();
+    const s = session(undefined, { timers: clock });
+    const r = frozenDeny(s);
+    const steerArmed = clock.whenArmed(STEER_LIMIT_MS);
+    const running = s.runTurn('tidy up', r.ctx);
+    await steerArmed;
+    clock.advance(STEER_LIMIT_MS);
+    process.kill(-s.pid!, 'SIGCONT'); // Codex reads the steer, then the decline
+    expect(await running).toMatchObject({ ok: true, summary: 'I kept the notes.' });
+    expect(times(sent(first[1]), NOTE)).toBe(1);
+    const seen = script({ kind: 'text', text: 'Understood.' });
+    await s.runTurn('go on', recorder().ctx);
+    // Once, in the thread's history; not again before the prompt.
+    expect(times(sent(seen[0]), NOTE)).toBe(1);
   });
 
   it('E10: a file change is asked with a unified diff, and applied once allowed', async () => {

@@ -1,5 +1,6 @@
 import type { AccessLevel } from '../../../protocol/index.ts';
 import type { Timeouts } from '../../../protocol/timers.ts';
+import { realTimers } from '../../timers.ts';
 import type { Launch } from '../find-binary.ts';
 import type { TurnOutcome } from '../runner.ts';
 import { resolveCodex } from './binary.ts';
@@ -67,13 +68,8 @@ export type CodexSessionOptions = {
   /** A stored thread id to continue (`thread/resume`); absent = a new thread. */
   resume?: string;
   log?(message: string): void;
-  /** Arms the Stop backstop (E4); tests drive it with the manual clock. */
+  /** T3: arms the Stop backstop (E4) and the E11 steer limit; tests drive them with the manual clock. */
   timers?: Timeouts;
-};
-
-const REAL_TIMEOUTS: Timeouts = {
-  setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms) }),
-  clearTimeout: (h) => clearTimeout(h.id as ReturnType<typeof setTimeout>),
 };
 
 export type CodexSession = ReturnType<typeof makeCodexSession>;
@@ -91,6 +87,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
   let resumeFailed = false;
   /** Cleanups of app-servers that died by themselves, awaited before a turn reports the end. */
   const dying = new Set<Promise<void>>();
+  const timers = o.timers ?? realTimers();
 
   const threadParams = {
     cwd: o.cwd,
@@ -200,10 +197,9 @@ export function makeCodexSession(o: CodexSessionOptions) {
     } finally {
       ctx.signal.removeEventListener('abort', onEarlyStop);
     }
-    const t = makeTurn(s, threadId!, o.cwd, ctx, notes);
+    const t = makeTurn(s, threadId!, o.cwd, ctx, notes, timers);
     const before = new Set(treeOf(s.pid).map((p) => p.pid));
     turn = t;
-    const timers = o.timers ?? REAL_TIMEOUTS;
     let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
     const interrupt = (turnId: string) =>
       void s

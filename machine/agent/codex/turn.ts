@@ -18,6 +18,7 @@ import {
 } from './requests.ts';
 import type { Refusal, TurnOutcome } from '../runner.ts';
 import { NO_TEXT_SUMMARY } from '../runner.ts';
+import type { Timeouts } from '../../../protocol/timers.ts';
 import type { AppServer } from './rpc.ts';
 import { METHOD_NOT_FOUND } from './rpc.ts';
 import type { RequestId } from './generated/RequestId.ts';
@@ -38,8 +39,8 @@ import type { TurnSteerParams } from './generated/v2/TurnSteerParams.ts';
 // message, or interrupted.
 
 const OUTPUT_IN_TRANSCRIPT_CHARS = 2_000;
-/** E11: how long Codex gets to take a deny's words into the running turn. */
-const STEER_LIMIT_MS = 2_000;
+/** E11: how long Codex gets to take a deny's words into the running turn (T3: on the session's timers). */
+export const STEER_LIMIT_MS = 2_000;
 const clip = (s: string) =>
   s.length > OUTPUT_IN_TRANSCRIPT_CHARS
     ? s.slice(0, OUTPUT_IN_TRANSCRIPT_CHARS) + '\n…[truncated]'
@@ -59,12 +60,19 @@ export const stoppedText = (why: unknown) =>
 export const deniedNote = (command: string, message: string) =>
   `(From the owner, who denied \`${command}\` on their phone: ${message})`;
 
+/** Removes one `note` from `notes`, if still there. */
+const drop = (notes: string[], note: string): void => {
+  const at = notes.indexOf(note);
+  if (at >= 0) notes.splice(at, 1);
+};
+
 export function makeTurn(
   server: AppServer,
   threadId: string,
   cwd: string,
   ctx: CodexContext,
   notes: string[],
+  timers: Timeouts,
 ) {
   let turnId: string | null = null;
   let lastText: string | null = null;
@@ -135,8 +143,10 @@ export function makeTurn(
       const note = deniedNote(what, answer.message);
       // E11: `decline` carries no text, so the words go in as a steer of this very turn, before
       // the decline: Codex adds them to its next model request, after the refusal. A turn that
-      // cannot take them (it ended) keeps them for the next one.
-      if (!unanswered.has(id) || !(await steer(note))) notes.push(note);
+      // cannot take them (it ended, or Codex did not answer in STEER_LIMIT_MS) keeps them for the
+      // next one; a late yes still counts, so they are never told twice.
+      if (unanswered.has(id)) await steer(note);
+      else notes.push(note);
     }
     if (!unanswered.delete(id)) return; // Codex withdrew it; nothing to answer
     const decision = allowed ? 'accept' : 'decline';
@@ -145,23 +155,38 @@ export function makeTurn(
     } satisfies CommandExecutionRequestApprovalResponse & FileChangeRequestApprovalResponse);
   }
 
-  /** Adds `text` to the running turn; false when Codex would not take it (in time). */
-  async function steer(text: string): Promise<boolean> {
-    if (turnId === null) return false;
+  /**
+   * Adds `note` to the running turn, or keeps it in `notes` for the next one when Codex refuses
+   * it or does not answer in STEER_LIMIT_MS; a late yes takes it back out of `notes`.
+   */
+  async function steer(note: string): Promise<void> {
+    if (turnId === null) return void notes.push(note);
     const params: TurnSteerParams = {
       threadId,
       expectedTurnId: turnId,
-      input: [{ type: 'text', text, text_elements: [] }],
+      input: [{ type: 'text', text: note, text_elements: [] }],
     };
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), STEER_LIMIT_MS)));
-    const took = server.request('turn/steer', params).then(
-      () => true,
-      () => false,
-    );
-    const ok = await Promise.race([took, late]);
-    clearTimeout(timer);
-    return ok;
+    let late = false;
+    await new Promise<void>((done) => {
+      const timer = timers.setTimeout(() => {
+        late = true;
+        notes.push(note);
+        done();
+      }, STEER_LIMIT_MS);
+      void server.request('turn/steer', params).then(
+        () => {
+          if (late) drop(notes, note);
+          timers.clearTimeout(timer);
+          done();
+        },
+        () => {
+          if (!late) notes.push(note);
+          late = true;
+          timers.clearTimeout(timer);
+          done();
+        },
+      );
+    });
   }
 
   async function askAll(id: RequestId, params: NonNullable<ReturnType<typeof parseUserInput>>) {
