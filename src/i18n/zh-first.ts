@@ -227,6 +227,8 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'session.ended.finished': '已结束——已完成',
   'session.ended.other': '已结束',
   'state.stopped': '已由你停止',
+  'state.asOf': '{state}（截至 {time}）',
+  'state.unknownAway': '状态未知——电脑不在线',
   'inbox.sessions': '会话',
   'inbox.sessionsMore': '还有 {count} 个较早的会话，见各机器页面。',
   'inbox.noSessions': '还没有会话。点“新建会话”开始一个。',
