@@ -9,7 +9,7 @@ import { startSession } from './support/phone.ts';
 
 const TIME = '\\d\\d:\\d\\d';
 
-test('SC3.3: a session on a machine that is away is never shown as known to be running — "Running as of 14:02" on the session screen and in the inbox, in English and Chinese', async ({
+test('SC3.3: a session on a machine that is away is never shown as known to be running — "Running · as of 14:02" on the session screen and in the inbox, in English and Chinese', async ({
   page,
   machine,
 }) => {
@@ -22,13 +22,13 @@ test('SC3.3: a session on a machine that is away is never shown as known to be r
   // The machine dies mid-turn (no goodbye): its last word was "running".
   await m.proc.kill();
   await expect(page.getByText(/demo offline since/).first()).toBeVisible({ timeout: 20_000 });
-  await expect(chip).toHaveText(new RegExp(`^Running as of ${TIME}$`));
+  await expect(chip).toHaveText(new RegExp(`^Running · as of ${TIME}$`));
   await expect(page.locator('.chip.state-running')).toHaveCount(0);
   await expect(chip.locator('svg')).toHaveCount(1);
 
   await nav(page, '#/');
   const row = page.locator('.list.sessions li').first();
-  await expect(row).toContainText(new RegExp(`Running as of ${TIME}`));
+  await expect(row).toContainText(new RegExp(`Running · as of ${TIME}`));
   await expect(page.locator('.chip.state-running')).toHaveCount(0);
 
   // Chinese, after a reload (the view comes from this phone's cache; the machine is still away).

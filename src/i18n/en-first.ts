@@ -241,7 +241,7 @@ export const enFirst = {
   'session.ended.finished': 'Ended — finished',
   'session.ended.other': 'Ended',
   'state.stopped': 'Stopped by you',
-  'state.asOf': '{state} as of {time}',
+  'state.asOf': '{state} · as of {time}',
   'state.unknownAway': 'Unknown — machine away',
   'inbox.sessions': 'Sessions',
   'inbox.sessionsMore': '{count} older on the machine screens.',
