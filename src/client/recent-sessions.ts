@@ -35,7 +35,7 @@ export function sessionRowState(view: MachineView, session: Session): SessionRow
  * reach, or this phone is offline). A state that says a turn is under way now ("Running",
  * "Waiting for approval") is only the last thing the machine said: it is shown as that state
  * "as of" the last message from the machine (`view.asOf`), or as unknown when nothing says
- * when. States the machine cannot leave without a phone (done, idle, error, stopped, ended) stand.
+ * when. States of a turn that is over (done, idle, error, stopped, ended) stand.
  */
 export function lastKnown(
   view: Pick<MachineView, 'asOf'>,
