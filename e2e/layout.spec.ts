@@ -414,3 +414,58 @@ test("U4: a session opened straight from another session's screen shows its own 
   await go(page, sessionHash(s.steps));
   await expect(page.locator('.transcript .entry').first()).toContainText('list: .');
 });
+
+test('U4.7: at 320 px with 200 % text a chip whose words wrap is a rounded box, not an oval cutting its lines, and chips that wrap stay 8 px apart', async ({
+  page,
+}) => {
+  await pairApp(page, [laptop]);
+  await page.setViewportSize({ width: 320, height: 568 });
+  // Kept attached: the text size lasts while its DevTools session does.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Page.setFontSizes', { fontSizes: { standard: 32, fixed: 26 } });
+  await page.reload();
+  const measure = () =>
+    page.locator('.chip').evaluateAll((chips) =>
+      chips.map((chip) => {
+        const box = chip.getBoundingClientRect();
+        const style = getComputedStyle(chip);
+        const line = parseFloat(style.lineHeight);
+        const parent = chip.parentElement!;
+        const siblings = parent.classList.contains('chips')
+          ? [...parent.querySelectorAll(':scope > .chip')].map((c) => c.getBoundingClientRect())
+          : [];
+        // The closest a sibling chip comes, on its own row or beside this one.
+        const apart = siblings
+          .filter((b) => b.top !== box.top || b.left !== box.left)
+          .map((b) =>
+            Math.max(
+              b.top - box.bottom,
+              box.top - b.bottom,
+              b.left - box.right,
+              box.left - b.right,
+            ),
+          );
+        return {
+          text: chip.textContent,
+          lines: Math.round((box.height - 4) / line),
+          corner: Math.min(parseFloat(style.borderTopLeftRadius), box.height / 2),
+          line,
+          apart: Math.min(1000, ...apart),
+        };
+      }),
+    );
+  for (const [hash, ready] of [
+    ['#/', '.list.sessions .chip.state-awaiting_approval'],
+    [`#/m/${laptop.roomId}/s/${s.approval}`, '.chips .chip.state-awaiting_approval'],
+  ] as const) {
+    await go(page, hash);
+    await expect(page.locator(ready).first()).toBeVisible({ timeout: 20_000 });
+    await page.evaluate(() => document.fonts.ready);
+    const chips = await measure();
+    expect(chips.filter((c) => c.lines > 1).length, `${hash}: a chip wraps`).toBeGreaterThan(0);
+    for (const c of chips) {
+      expect(c.corner, `${hash} "${c.text}" (${c.lines} lines)`).toBeLessThanOrEqual(c.line);
+      expect(c.apart, `${hash} "${c.text}"`).toBeGreaterThanOrEqual(8);
+    }
+  }
+});

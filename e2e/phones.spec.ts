@@ -128,3 +128,43 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   await a.close();
   await b.close();
 });
+
+test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 44 px targets, at 320 px with 200 % text, in English and Chinese', async ({
+  page,
+  context,
+  machine,
+  relay,
+}) => {
+  const laptop = await machine('laptop');
+  const pairing = parsePairing(laptop.pairingCode);
+  if (!pairing.ok) throw new Error(pairing.message);
+  await pairByCode(page, laptop.pairingCode, 'laptop');
+  await expect.poll(async () => (await stored(page))?.phone?.phoneId).toBeTruthy();
+  const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
+  await phonesOf(a, 2);
+  await page.setViewportSize({ width: 320, height: 700 });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Page.setFontSizes', { fontSizes: { standard: 32, fixed: 26 } });
+  for (const locale of ['en', 'zh-CN']) {
+    await page.evaluate((l) => localStorage.setItem('dsh.locale', l), locale);
+    await page.reload();
+    await nav(page, `#/m/${roomKeys(pairing.value.secretBytes).roomId}/phones`);
+    const row = page.locator(`li[data-phone-id="${a.phoneId}"]`);
+    const approve = row.locator('.btn.allow');
+    const revoke = row.locator('.btn.deny');
+    await expect(approve).toBeEnabled({ timeout: 20_000 });
+    await expect(revoke).toBeEnabled();
+    await approve.scrollIntoViewIfNeeded();
+    const [p, r] = [(await approve.boundingBox())!, (await revoke.boundingBox())!];
+    for (const box of [p, r]) {
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.width).toBeGreaterThanOrEqual(44);
+    }
+    // Stacked: 16 px from Approve's bottom edge to Revoke's top; side by side: 16 px between.
+    const apart = Math.max(r.y - (p.y + p.height), r.x - (p.x + p.width), p.x - (r.x + r.width));
+    expect(apart, `${locale}: Approve and Revoke are ${apart} px apart`).toBeGreaterThanOrEqual(16);
+    // Nothing sideways: both inside the 320 px screen.
+    for (const box of [p, r]) expect(box.x + box.width).toBeLessThanOrEqual(320);
+  }
+  await a.close();
+});

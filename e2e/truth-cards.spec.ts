@@ -96,7 +96,10 @@ test.describe('U1: cards always match the machine (E1)', () => {
       sessions: [session('awaiting_approval')],
       open: { approvals: ['a1'], questions: [] },
     });
-    await expect(page.getByText('Approval “Run lint”: no longer pending on demo.')).toBeVisible();
+    // E11.4: titled as its open card was ("Run npm run lint"), not the machine's "Run lint".
+    await expect(
+      page.getByText('Approval “Run npm run lint”: no longer pending on demo.'),
+    ).toBeVisible();
     await page.getByRole('button', { name: 'Allow once: Run npm test' }).click();
     await machine.waitFor((x) => x.type === 'approval.respond');
     // The machine restarts before confirming.

@@ -30,3 +30,12 @@ export function headingOf(
 /** E11: the strings key of a risk reason; an unknown code is just "risky". */
 export const riskKey = (reason: string) =>
   `risk.${isMember(RISK_REASONS, reason) ? reason : 'other'}` as const;
+
+/**
+ * E11.4: a closed card's title in words, built as its open card's was: "Run <command>" from the
+ * command the card named, else the machine's title. `run` is the translated "Run {command}".
+ */
+export const closedTitle = (
+  note: { title: string; command?: string },
+  run: (command: string) => string,
+): string => (note.command !== undefined ? run(note.command) : note.title);

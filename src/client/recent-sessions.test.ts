@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseMachineMessage, type MachineMessage } from '../../protocol/index.ts';
 import { applyMessage, emptyView, type MachineView } from './machine-view.ts';
-import { MAX_RECENT_SESSIONS, recentSessions, sessionRowState } from './recent-sessions.ts';
+import {
+  MAX_RECENT_SESSIONS,
+  lastKnown,
+  recentSessions,
+  sessionRowState,
+} from './recent-sessions.ts';
 
 const msg = (m: Record<string, unknown>): MachineMessage => {
   const r = parseMachineMessage({ v: 1, ts: 1, ...m });
@@ -84,5 +89,28 @@ describe('SC5: the inbox lists every machine’s sessions with a state that neve
     });
     expect(sessionRowState(v, v.sessions.s1!)).toBe('ended');
     expect(recentSessions([v]).rows[0]!.state).toBe('ended');
+  });
+});
+
+describe('SC3.3: a session on a machine that is away is never shown as known to be running', () => {
+  it('SC3.3: running and waiting are "as of" the last message from the machine while it is away; settled states stand; unknown without a time', () => {
+    const v = apply(emptyView('room-a', 'laptop', 'ws://r'), {
+      type: 'session.snapshot',
+      sessions: [
+        session('r', 'running'),
+        session('w', 'awaiting_approval'),
+        session('d', 'done'),
+        session('i', 'idle'),
+        session('e', 'error'),
+      ],
+    });
+    const state = (id: string) => sessionRowState(v, v.sessions[id]!);
+    expect(v.asOf).toBe(1000);
+    expect(lastKnown(v, state('r'), true)).toEqual({ asOf: 1000 });
+    expect(lastKnown(v, state('w'), true)).toEqual({ asOf: 1000 });
+    for (const id of ['d', 'i', 'e']) expect(lastKnown(v, state(id), true)).toBeNull();
+    // Online, every state is the machine's word now.
+    for (const id of ['r', 'w', 'd']) expect(lastKnown(v, state(id), false)).toBeNull();
+    expect(lastKnown({ asOf: null }, 'running', true)).toEqual({ asOf: null });
   });
 });

@@ -30,6 +30,21 @@ export function sessionRowState(view: MachineView, session: Session): SessionRow
   return view.finals[session.sessionId]?.reason === 'interrupted' ? 'stopped' : chip;
 }
 
+/**
+ * SC3.3: what a row may claim while its machine is away (the machine left, the relay is out of
+ * reach, or this phone is offline). A state that says a turn is under way now ("Running",
+ * "Waiting for approval") is only the last thing the machine said: it is shown as that state
+ * "as of" the last message from the machine (`view.asOf`), or as unknown when nothing says
+ * when. States of a turn that is over (done, idle, error, stopped, ended) stand.
+ */
+export function lastKnown(
+  view: Pick<MachineView, 'asOf'>,
+  state: SessionRowState,
+  away: boolean,
+): { asOf: number | null } | null {
+  return away && ACTIVE.has(state) ? { asOf: view.asOf } : null;
+}
+
 export type RecentSession = { view: MachineView; session: Session; state: SessionRowState };
 
 /** Every machine's sessions, newest activity first, at most `limit`; `total` counts them all. */

@@ -205,3 +205,44 @@ describe('H10: stale machine→phone frames are ignored', () => {
     expect(v.sessions.s1!.state).toBe('done');
   });
 });
+
+describe('E11.4: a closed card reads as its open card did', () => {
+  it('E11.4: a closed command card keeps "Run <command>" as its title, built from the same words as the open card', async () => {
+    const { closedTitle, headingOf } = await import('./card-words.ts');
+    const run = (command: string) => `Run ${command}`;
+    const open = msg({
+      type: 'approval.request',
+      ts: 10,
+      approvalId: 'a1',
+      sessionId: 's1',
+      tool: 'run',
+      title: 'Run a command',
+      detail: 'npm test\n\nin /w',
+      createdAt: 10,
+    });
+    const write = msg({
+      type: 'approval.request',
+      ts: 11,
+      approvalId: 'a2',
+      sessionId: 's1',
+      tool: 'write',
+      title: 'Write notes.md',
+      detail: 'text',
+      createdAt: 11,
+    });
+    let v = apply(base, open, write);
+    const openHeading = headingOf(v.approvals.a1!);
+    v = apply(
+      v,
+      msg({ type: 'approval.closed', ts: 12, approvalId: 'a1', resolution: 'allow' }),
+      msg({ type: 'approval.closed', ts: 13, approvalId: 'a2', resolution: 'deny' }),
+    );
+    const byId = Object.fromEntries(v.closed.map((n) => [n.id, n]));
+    expect(byId.a1).toMatchObject({ title: 'Run a command', command: 'npm test' });
+    expect(openHeading).toEqual({ command: 'npm test' });
+    expect(closedTitle(byId.a1!, run)).toBe('Run npm test');
+    // A card whose title is the machine's keeps it, closed as open.
+    expect(byId.a2!.command).toBeUndefined();
+    expect(closedTitle(byId.a2!, run)).toBe('Write notes.md');
+  });
+});

@@ -1,5 +1,6 @@
 import type { DecidedBy, MachineStatus, SessionSnapshot } from '../../protocol/index.ts';
 import { touch, without } from './bounded.ts';
+import { headingOf } from './card-words.ts';
 import type { ClosedNote, Ended, MachineView } from './view-types.ts';
 
 // E1 on the phone: every card shown must still be pending at the machine.
@@ -46,6 +47,7 @@ export function closeCard(
   const open = approval ?? question;
   if (!open) return { ...v, ended };
   const undelivered = how.by === 'phone' ? how.queued?.(kind, id) : undefined;
+  const heading = approval ? headingOf(approval) : undefined;
   const note: ClosedNote = {
     kind,
     id,
@@ -55,6 +57,7 @@ export function closeCard(
     at: how.at,
     ts: how.ts,
     askedTs: open.createdAt,
+    ...(heading && 'command' in heading ? { command: heading.command } : {}),
     ...(undelivered ? { undelivered } : {}),
     ...(how.decidedBy ? { by: how.decidedBy } : {}),
   };

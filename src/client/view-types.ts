@@ -24,6 +24,11 @@ export type ClosedNote = {
   resolution: string;
   sessionId: string;
   title: string;
+  /**
+   * E11.4: the command a command card named in its title ("Run `npm test`"), so the closed card
+   * reads as the open one did, whatever the machine's own title said ("Run a command").
+   */
+  command?: string;
   /** Phone time. */
   at: number;
   /** Machine time of the frame that closed it (waiting.ts: explains a stale "waiting" state). */

@@ -241,6 +241,8 @@ export const enFirst = {
   'session.ended.finished': 'Ended — finished',
   'session.ended.other': 'Ended',
   'state.stopped': 'Stopped by you',
+  'state.asOf': '{state} · as of {time}',
+  'state.unknownAway': 'Unknown — machine away',
   'inbox.sessions': 'Sessions',
   'inbox.sessionsMore': '{count} older on the machine screens.',
   'inbox.noSessions': 'No sessions yet. Start one with New session.',

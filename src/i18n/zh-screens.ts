@@ -178,7 +178,7 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'phones.approve': '批准',
   'phones.approveNamed': '批准 {name}',
   'phones.approving': '正在批准…',
-  'phones.approveHint': '只批准您刚刚亲自配对的手机：其密钥必须与终端打印的一致。',
+  'phones.approveHint': '只批准你刚刚亲自配对的手机：其密钥必须与终端打印的一致。',
   'phones.protect':
     '请重新配对以保护这台机器：此配对没有机器密钥，因此这里的手机无法证明自己的身份。',
   'tl.allowed': '已允许',
@@ -193,7 +193,7 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'tl.question': '问题',
   'tl.final.ok': '本轮总结',
   'tl.final.stopped': '已由你停止',
-  'tl.final.machineStopped': '已停止——电脑关闭了',
+  'tl.final.machineStopped': '已停止——机器停止了',
   'tl.final.failed': '本轮以错误结束',
   'tl.waiting': '{count} 项等待中 ↓',
   'tl.olderLoading': '正在加载更早的消息…',

@@ -21,7 +21,7 @@ import { Icon } from './icons.tsx';
 import { headingOf, riskKey } from '../client/card-words.ts';
 
 /** E11: "Run `git push --force origin main`" — the command monospace, the words translated. */
-function RunTitle(props: { command: string }) {
+export function RunTitle(props: { command: string }) {
   const ui = useUi();
   const parts = () => ui.t('card.run', { command: '\u0000' }).split('\u0000');
   return (

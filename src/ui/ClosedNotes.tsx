@@ -1,4 +1,5 @@
 import { For, Show } from 'solid-js';
+import { closedTitle } from '../client/card-words.ts';
 import type { ClosedNote } from '../client/machine-view.ts';
 import { hasKey } from '../i18n/index.ts';
 import { useUi } from './context.tsx';
@@ -27,7 +28,9 @@ export function ClosedNotes(props: {
   const text = (r: NoteRef) => {
     const n = r.note;
     const key = `closed.${n.kind}.${n.resolution}`;
-    const params = { title: n.title, machine: props.machine(r.roomId) };
+    // E11.4: "Run npm test", as the open card said, not the machine's "Run a command".
+    const title = closedTitle(n, (command) => ui.t('card.run', { command }));
+    const params = { title, machine: props.machine(r.roomId) };
     return hasKey(key) ? ui.t(key, params) : ui.t(`closed.${n.kind}.gone`, params);
   };
   const undelivered = (n: ClosedNote) =>

@@ -6,6 +6,8 @@ import {
   outcomeOf,
   type TimelineItem,
 } from '../client/timeline.ts';
+import { closedTitle } from '../client/card-words.ts';
+import { RunTitle } from './ApprovalCard.tsx';
 import { CodeBlock } from './CodeBlock.tsx';
 import { useUi } from './context.tsx';
 import { Icon } from './icons.tsx';
@@ -71,7 +73,8 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
         {(i) => {
           const words = () => {
             const o = outcomeOf(i().note);
-            const params = { ...o.params, title: i().note.title, machine: props.machine };
+            const title = closedTitle(i().note, (command) => ui.t('card.run', { command }));
+            const params = { ...o.params, title, machine: props.machine };
             const key = hasKey(o.key) ? o.key : `closed.${i().note.kind}.gone`;
             return ui.t(key as 'tl.allowed', params);
           };
@@ -92,7 +95,12 @@ export function TimelineEntry(props: { item: TimelineItem; machine: string }) {
                 {i().note.kind === 'approval' ? ui.t('tl.approval') : ui.t('tl.question')} ·{' '}
                 {time(i().ts)}
               </p>
-              <p class="tl-outcome-title">{i().note.title}</p>
+              {/* E11.4: the title the open card had ("Run `npm test`", the command monospace). */}
+              <p class="tl-outcome-title">
+                <Show when={i().note.command} fallback={i().note.title}>
+                  {(command) => <RunTitle command={command()} />}
+                </Show>
+              </p>
               <p class="tl-outcome-words">
                 <Icon name={bad() ? 'failed' : neutral() ? 'stopped' : 'ok'} />
                 {words()}

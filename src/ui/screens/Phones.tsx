@@ -221,20 +221,23 @@ function ApprovePhone(props: { roomId: string; phone: PhoneEntry }) {
         </p>
       }
     >
-      <p class="hint">{ui.t('phones.approveHint')}</p>
-      <div class="actions">
-        <button
-          type="button"
-          class="btn allow"
-          disabled={ui.blocked(props.roomId) !== null}
-          aria-describedby={`phone-why-${props.phone.phoneId}`}
-          aria-label={ui.t('phones.approveNamed', { name: props.phone.name })}
-          onClick={() => void approve()}
-        >
-          {ui.t('phones.approve')}
-        </button>
+      {/* SC7: Approve stands apart from the row's Revoke (16 px at least, every text size). */}
+      <div class="approve-phone">
+        <p class="hint">{ui.t('phones.approveHint')}</p>
+        <div class="actions">
+          <button
+            type="button"
+            class="btn allow"
+            disabled={ui.blocked(props.roomId) !== null}
+            aria-describedby={`phone-why-${props.phone.phoneId}`}
+            aria-label={ui.t('phones.approveNamed', { name: props.phone.name })}
+            onClick={() => void approve()}
+          >
+            {ui.t('phones.approve')}
+          </button>
+        </div>
+        <ErrorAlert message={error()} />
       </div>
-      <ErrorAlert message={error()} />
     </Show>
   );
 }
