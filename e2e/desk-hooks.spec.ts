@@ -44,10 +44,11 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
       tool_input: { command: 'ls notes', description: 'List the notes' },
     });
 
-    await page
-      .getByRole('link', { name: /Tidy the notes folder/ })
-      .first()
-      .click();
+    // The list re-renders when the card arrives; tap the row once it has (a tap on a row that
+    // moved under the finger landed elsewhere once).
+    const row = page.getByRole('link', { name: /Tidy the notes folder/ }).first();
+    await expect(row).toContainText('Waiting for approval', { timeout: 15_000 });
+    await row.click();
     await expect(page.getByText('Started at the desk — reply at the terminal.')).toBeVisible();
     await expect(page.getByText('Started at the desk', { exact: true })).toBeVisible();
     await expect(page.getByLabel('Reply to this session')).toHaveCount(0);
