@@ -121,8 +121,10 @@ test.describe('Gemini CLI over ACP behind the phone (E10)', () => {
       await expect(page.locator('.tl-final').last()).toContainText('Stopped by you', {
         timeout: 5_000,
       });
+      // The machine ended what the turn started (Gemini may leave it running on cancel).
       await expect.poll(() => running(m.root, '31.5'), { timeout: 5_000 }).toEqual([]);
       expect(existsSync(join(m.root, 'late.txt'))).toBe(false);
+      await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
     } finally {
       await fake.close();
       home.remove();
