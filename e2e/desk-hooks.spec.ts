@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const WAIT_MS = 20_000;
 
 test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
-  test('E10 hooks: a claude started in a terminal is in the inbox as "Started at the desk" with its title and folder; its Bash card allowed in the app runs the command and the terminal’s dialog goes away; a request answered at the terminal closes the app’s card', async ({
+  test('E10 hooks: a claude started in a terminal is in the inbox as "Started at the desk" with its title and folder; its Bash card allowed in the app runs the command and the terminal’s dialog goes away; a request answered at the terminal closes the app’s card; its screen shows its folder and transcript, with no reply box and no Stop', async ({
     page,
     machine,
   }) => {
@@ -93,10 +93,22 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
       await pty.waitForScreen(/made at the desk/, 'the second answer', WAIT_MS);
       expect(existsSync(join(cwd, 'at-desk.txt'))).toBe(true);
 
-      // The session's own screen: no reply box, where to reply instead.
+      // The session's own screen: its folder, its transcript from Claude's own file, the card
+      // answered at the terminal said so; no reply box (where to reply instead) and no Stop.
       await row.click();
       await expect(page.getByText('Started at the desk — reply at the terminal.')).toBeVisible();
       await expect(page.getByLabel('Reply to this session')).toHaveCount(0);
+      await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
+      await expect(page.locator('.cwd code').first()).toHaveText(cwd);
+      await expect(page.getByText('Bash: touch from-app.txt').first()).toBeVisible();
+      await expect(page.getByText('made at the desk').first()).toBeVisible({ timeout: WAIT_MS });
+      await expect(page.getByText(/answered on the computer/).first()).toBeVisible();
+
+      // The machine's list: the same chip, never "Started from phone".
+      await page.locator('a.machine-link').click();
+      const listed = page.getByRole('link', { name: /DESK-E2E tidy the folder/ });
+      await expect(listed).toContainText('Started at the desk');
+      await expect(listed).not.toContainText('Started from phone');
     } finally {
       pty?.close();
       await fake.close();
