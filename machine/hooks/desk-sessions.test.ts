@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../protocol/index.ts';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
-import { is, relaySuite } from '../test-support/relay-suite.ts';
+import { is, relaySuite, rid } from '../test-support/relay-suite.ts';
 import { HOOK_PROGRAM } from './claude-settings.ts';
 
 // E10 (desk sessions): the machine's side of Claude Code's hooks, fed through the real hook
@@ -95,6 +95,40 @@ describe('E10: sessions started at the desk, at the machine', () => {
         m.type === 'approval.closed' && m.approvalId === card.approvalId,
     );
     expect(closed.resolution).toBe('local');
+  });
+
+  it('E10 hooks: no Stop (E4) for a desk session — a session.interrupt is refused not-running (the machine runs no turn of it) and its open card stays open', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const decision = hook(w.machine.hookSocket!, {
+      hook_event_name: 'PermissionRequest',
+      session_id: 'desk-stop',
+      cwd: w.root,
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test', description: 'Run the tests' },
+    });
+    const card = await phone.waitFor(is('approval.request'), 10_000);
+    const from = phone.messages.length;
+    phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: card.sessionId });
+    expect(await phone.waitFor(is('error'), 5000, from)).toMatchObject({
+      reason: 'not-running',
+      sessionId: card.sessionId,
+      context: 'session.interrupt',
+    });
+    expect(w.machine.pendingApprovals().map((a) => a.approvalId)).toEqual([card.approvalId]);
+    expect(w.machine.sessions()).toMatchObject([
+      { sessionId: card.sessionId, live: false, state: 'awaiting_approval' },
+    ]);
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: card.approvalId,
+      decision: 'deny',
+    });
+    expect(JSON.parse(await decision)).toMatchObject({
+      hookSpecificOutput: { decision: { behavior: 'deny' } },
+    });
   });
 
   it('E10 hooks: a question (AskUserQuestion) is left to the terminal: no card, the hook gives no decision at once', async () => {
