@@ -56,7 +56,6 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
         { tool: 'Bash', input: { command: 'touch at-desk.txt', description: 'Make another' } },
         { text: 'made at the desk' },
       ]);
-      await pairByCode(page, m.pairingCode, 'laptop');
       // `default`: Claude asks for each tool (its own default is `auto`, where it decides).
       pty = startClaudePty({
         claude: claude.path,
@@ -64,7 +63,11 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
         env,
         args: ['--permission-mode', 'default'],
       });
-      await pty.waitForScreen(/❯/, 'the prompt of claude', WAIT_MS);
+      // The app pairs while Claude starts.
+      await Promise.all([
+        pairByCode(page, m.pairingCode, 'laptop'),
+        pty.waitForScreen(/❯/, 'the prompt of claude', WAIT_MS),
+      ]);
       await pty.submit('DESK-E2E tidy the folder');
 
       // The inbox: the session, said to be started at the desk, with its title and folder; its
@@ -110,7 +113,7 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
       await expect(listed).toContainText('Started at the desk');
       await expect(listed).not.toContainText('Started from phone');
     } finally {
-      pty?.close();
+      await pty?.stop();
       await fake.close();
       home.remove();
     }
