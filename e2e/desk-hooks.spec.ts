@@ -102,7 +102,7 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
       await expect(page.getByText('Started at the desk — reply at the terminal.')).toBeVisible();
       await expect(page.getByLabel('Reply to this session')).toHaveCount(0);
       await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
-      await expect(page.locator('.cwd code').first()).toHaveText(cwd);
+      await expect(page.locator('.cwd code')).toHaveText([cwd, 'claude']);
       await expect(page.getByText('Bash: touch from-app.txt').first()).toBeVisible();
       await expect(page.getByText('made at the desk').first()).toBeVisible({ timeout: WAIT_MS });
       await expect(page.getByText(/answered on the computer/).first()).toBeVisible();
