@@ -98,6 +98,9 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
 
       // The session's own screen: its folder, its transcript from Claude's own file, the card
       // answered at the terminal said so; no reply box (where to reply instead) and no Stop.
+      // Tap the row once the list has settled (the turn is over): a tap on a row that moved under
+      // the finger as the list re-rendered landed elsewhere once.
+      await expect(row).toContainText('Done', { timeout: WAIT_MS });
       await row.click();
       await expect(page.getByText('Started at the desk — reply at the terminal.')).toBeVisible();
       await expect(page.getByLabel('Reply to this session')).toHaveCount(0);
