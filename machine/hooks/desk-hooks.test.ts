@@ -164,7 +164,7 @@ describe('E10: Claude Code sessions started at the desk, through its hooks', () 
       await pty.waitForScreen(/fifth done/, 'the fifth answer');
       expect(readFileSync(path.join(cwd, 'four.txt'), 'utf8')).toBe('four\n');
     } finally {
-      pty.close();
+      await pty.stop();
     }
   }, 120_000);
 
@@ -185,7 +185,7 @@ describe('E10: Claude Code sessions started at the desk, through its hooks', () 
         await pty.waitForScreen(/alone done/, 'the answer');
         expect(readFileSync(path.join(cwd, 'alone.txt'), 'utf8')).toBe('alone\n');
       } finally {
-        pty.close();
+        await pty.stop();
       }
     } finally {
       dir.cleanup();

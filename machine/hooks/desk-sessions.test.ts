@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../protocol/index.ts';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
-import { is, relaySuite } from '../test-support/relay-suite.ts';
+import { is, relaySuite, rid } from '../test-support/relay-suite.ts';
 import { HOOK_PROGRAM } from './claude-settings.ts';
 
 // E10 (desk sessions): the machine's side of Claude Code's hooks, fed through the real hook
@@ -24,6 +24,17 @@ const line = (role: 'user' | 'assistant', text: string) =>
   `${JSON.stringify({
     type: role,
     message: { role, content: role === 'user' ? text : [{ type: 'text', text }] },
+  })}\n`;
+
+const call = (id: string, command: string) =>
+  `${JSON.stringify({
+    type: 'assistant',
+    message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
+  })}\n`;
+const result = (id: string, text: string) =>
+  `${JSON.stringify({
+    type: 'user',
+    message: { content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
   })}\n`;
 
 describe('E10: sessions started at the desk, at the machine', () => {
@@ -86,6 +97,40 @@ describe('E10: sessions started at the desk, at the machine', () => {
     expect(closed.resolution).toBe('local');
   });
 
+  it('E10 hooks: no Stop (E4) for a desk session — a session.interrupt is refused not-running (the machine runs no turn of it) and its open card stays open', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const decision = hook(w.machine.hookSocket!, {
+      hook_event_name: 'PermissionRequest',
+      session_id: 'desk-stop',
+      cwd: w.root,
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test', description: 'Run the tests' },
+    });
+    const card = await phone.waitFor(is('approval.request'), 10_000);
+    const from = phone.messages.length;
+    phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: card.sessionId });
+    expect(await phone.waitFor(is('error'), 5000, from)).toMatchObject({
+      reason: 'not-running',
+      sessionId: card.sessionId,
+      context: 'session.interrupt',
+    });
+    expect(w.machine.pendingApprovals().map((a) => a.approvalId)).toEqual([card.approvalId]);
+    expect(w.machine.sessions()).toMatchObject([
+      { sessionId: card.sessionId, live: false, state: 'awaiting_approval' },
+    ]);
+    phone.send({
+      type: 'approval.respond',
+      requestId: rid(),
+      approvalId: card.approvalId,
+      decision: 'deny',
+    });
+    expect(JSON.parse(await decision)).toMatchObject({
+      hookSpecificOutput: { decision: { behavior: 'deny' } },
+    });
+  });
+
   it('E10 hooks: a question (AskUserQuestion) is left to the terminal: no card, the hook gives no decision at once', async () => {
     const w = await suite.world();
     const phone = await w.phone();
@@ -105,10 +150,14 @@ describe('E10: sessions started at the desk, at the machine', () => {
     expect(phone.messages.slice(from).some((m) => m.type === 'approval.request')).toBe(false);
   });
 
-  it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript is not read twice', async () => {
+  it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript resumes where reading stopped — what Claude wrote while the machine was down is shown at start (a half-written line whole, a tool result still named), nothing twice', async () => {
     const w = await suite.world();
     const transcript = path.join(w.root, 'claude-session.jsonl');
-    writeFileSync(transcript, line('user', 'Rename the images'));
+    const half = line('assistant', 'Renamed 3 images.');
+    writeFileSync(
+      transcript,
+      line('user', 'Rename the images') + call('toolu_1', 'mv a.png b.png') + half.slice(0, 25),
+    );
     const event = { session_id: 'desk-restart', transcript_path: transcript, cwd: w.root };
     await hook(w.machine.hookSocket!, {
       ...event,
@@ -123,16 +172,26 @@ describe('E10: sessions started at the desk, at the machine', () => {
       agent: 'claude',
       state: 'running',
     });
-    expect(w.machine.transcript(s!.sessionId).map((e) => e.text)).toEqual(['Rename the images']);
+    const before = ['Rename the images', 'Bash: mv a.png b.png'];
+    expect(w.machine.transcript(s!.sessionId).map((e) => e.text)).toEqual(before);
 
+    // The machine goes down; Claude writes on meanwhile (and its session may end at the terminal,
+    // so no event of it may ever come again).
+    await w.machine.close();
+    appendFileSync(transcript, half.slice(25) + result('toolu_1', 'moved'));
     const m = await w.restart();
     // Its terminal was not touched by the machine's stop: idle, not "cut short".
     expect(m.sessions()).toMatchObject([{ sessionId: s!.sessionId, live: false, state: 'idle' }]);
-    appendFileSync(transcript, line('assistant', 'Renamed 3 images.'));
+    const caughtUp = [...before, 'Renamed 3 images.', 'Bash result:\nmoved'];
+    expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual(caughtUp);
+
+    // The next event reads on from there: the new line once, nothing before it again.
+    appendFileSync(transcript, line('assistant', 'Done.'));
     await hook(m.hookSocket!, { ...event, hook_event_name: 'Stop' });
     expect(m.sessions()).toMatchObject([{ sessionId: s!.sessionId, live: false, state: 'done' }]);
-    // Read from the file's end after the restart: the prompt is not added again. (What Claude
-    // wrote while no machine ran is not read: said in docs/agents.md.)
-    expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual(['Rename the images']);
+    expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual([...caughtUp, 'Done.']);
+    // A restart with nothing new adds nothing.
+    const again = await w.restart();
+    expect(again.transcript(s!.sessionId).map((e) => e.text)).toEqual([...caughtUp, 'Done.']);
   });
 });

@@ -6,7 +6,11 @@ import type { Core } from '../core.ts';
 import { rootOf } from '../dispatch/cwd-guard.ts';
 import { makeApprove } from '../sessions/approve.ts';
 import { titleFrom, type SessionRecord } from '../sessions/sessions.ts';
-import { makeTranscriptReader, type TranscriptReader } from './claude-transcript.ts';
+import {
+  catchUpDeskTranscripts,
+  openDeskTranscript,
+  type DeskTranscript,
+} from './desk-transcript.ts';
 
 // E10 (desk sessions): Claude Code sessions started in any terminal, learnt of through their
 // hooks (our hook program relays each event over the machine's socket). Each becomes a v1
@@ -99,7 +103,7 @@ const ranAsAsked = (asked: Record<string, unknown>, ran: Record<string, unknown>
   Object.entries(asked).every(([k, v]) => JSON.stringify(ran[k]) === JSON.stringify(v));
 type Desk = {
   record: SessionRecord;
-  reader: TranscriptReader | null;
+  transcript: DeskTranscript | null;
   /** Set once titled by its first prompt, and for a session known from before a restart. */
   titled: boolean;
   open: Open[];
@@ -137,23 +141,24 @@ export function makeDeskSessions(core: Core) {
       record.live = false;
       record.nativeId = h.session_id;
       core.sessions.save(record);
-      d = { record, reader: null, titled: kept !== undefined, open: [] };
+      d = { record, transcript: null, titled: kept !== undefined, open: [] };
       desks.set(h.session_id, d);
       core.scheduler.stateChanged(record.sessionId);
     }
-    if (d.reader === null && h.transcript_path !== undefined)
-      d.reader = makeTranscriptReader(h.transcript_path, d.titled ? 'end' : 'start');
+    // A session known from before a restart was read up to then: from its kept position.
+    if (d.transcript === null && h.transcript_path !== undefined)
+      d.transcript = openDeskTranscript(
+        core,
+        d.record,
+        h.transcript_path,
+        d.titled ? 'end' : 'start',
+      );
     return d;
   }
 
-  function readTranscript(d: Desk): void {
-    const lines = d.reader?.read() ?? [];
-    for (const l of lines) d.record.transcript.append(l.role, l.text, core.timers.now());
-    if (lines.length > 0) {
-      d.record.lastActivity = core.timers.now();
-      core.scheduler.stateChanged(d.record.sessionId);
-    }
-  }
+  // What Claude wrote while no machine ran: read now, not at the session's next event (a session
+  // that ended at the terminal meanwhile has none).
+  catchUpDeskTranscripts(core);
 
   /** The terminal answered first: the card closes as `local`, the hook ends with no decision. */
   function closeAtTerminal(d: Desk, which: (o: Open) => boolean): void {
@@ -194,7 +199,7 @@ export function makeDeskSessions(core: Core) {
       if (h === null) return null;
       if (h.hook_event_name === 'SessionEnd' && !desks.has(h.session_id)) return null;
       const d = deskFor(h);
-      readTranscript(d);
+      d.transcript?.read();
       const s = d.record;
       switch (h.hook_event_name) {
         case 'UserPromptSubmit':

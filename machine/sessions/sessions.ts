@@ -59,7 +59,46 @@ export type SessionRecord = {
   agentSession: AgentSession | null;
   /** E11: set once the session can take no more messages (then `live` is false), and why. */
   ended?: SessionEndReason;
+  /** E10: a desk session's read position in its own transcript file (kept across restarts). */
+  deskRead?: DeskRead;
 };
+
+/** E10: the file a desk session's transcript is read from, and where reading stopped. */
+export type DeskRead = {
+  file: string;
+  offset: number;
+  /** Tool calls (id, name) whose results are still to come: a result after a restart is named. */
+  tools: Array<[string, string]>;
+};
+
+const MAX_DESK_TOOLS = 64;
+
+/** Parse at the edge: a stored position that is not one is no position (read from the end). */
+export function parseDeskRead(json: string | null): DeskRead | undefined {
+  if (json === null) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.file !== 'string' || !Number.isSafeInteger(o.offset) || (o.offset as number) < 0)
+    return undefined;
+  const tools = Array.isArray(o.tools)
+    ? o.tools
+        .filter(
+          (t): t is [string, string] =>
+            Array.isArray(t) &&
+            t.length === 2 &&
+            typeof t[0] === 'string' &&
+            typeof t[1] === 'string',
+        )
+        .slice(-MAX_DESK_TOOLS)
+    : [];
+  return { file: o.file, offset: o.offset as number, tools };
+}
 
 /** E10: a session an agent's hooks told the machine of: not dispatched, the agent's own id kept. */
 export const isDeskSession = (s: Pick<SessionRecord, 'dispatched' | 'nativeId'>): boolean =>
@@ -117,6 +156,7 @@ type Row = {
   usage: string | null;
   native_id: string | null;
   ended: string | null;
+  desk_read: string | null;
 };
 
 function parseUsage(json: string | null): AgentUsage | undefined {
@@ -154,13 +194,14 @@ export function makeSessionStore(o: {
     upsert: db.prepare(
       `INSERT INTO sessions (session_id, title, cwd, root, state, last_activity, created_at,
          dispatched, access, steps, worktree_path, worktree_branch, agent, model, usage, native_id,
-         ended)
+         ended, desk_read)
        VALUES (@session_id, @title, @cwd, @root, @state, @last_activity, @created_at,
          @dispatched, @access, @steps, @worktree_path, @worktree_branch, @agent, @model, @usage,
-         @native_id, @ended)
+         @native_id, @ended, @desk_read)
        ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, state = excluded.state,
          last_activity = excluded.last_activity, steps = excluded.steps, model = excluded.model,
-         usage = excluded.usage, native_id = excluded.native_id, ended = excluded.ended`,
+         usage = excluded.usage, native_id = excluded.native_id, ended = excluded.ended,
+         desk_read = excluded.desk_read`,
     ),
     all: statement<[], Row>(db, 'SELECT * FROM sessions'),
     remove: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
@@ -168,29 +209,32 @@ export function makeSessionStore(o: {
   };
   const sessions = new Map<string, SessionRecord>();
 
-  const save = (s: SessionRecord): boolean =>
-    o.store.write(`session ${s.sessionId.slice(0, 8)}`, () => {
-      q.upsert.run({
-        session_id: s.sessionId,
-        title: s.title,
-        cwd: s.cwd,
-        root: s.root ?? null,
-        state: s.state,
-        last_activity: s.lastActivity,
-        created_at: s.createdAt,
-        dispatched: s.dispatched ? 1 : 0,
-        access: s.access,
-        steps: JSON.stringify(s.trail),
-        worktree_path: s.worktree?.path ?? null,
-        worktree_branch: s.worktree?.branch ?? null,
-        agent: s.agent,
-        model: s.model ?? null,
-        usage: s.usage === undefined ? null : JSON.stringify(s.usage),
-        native_id: s.nativeId ?? null,
-        // E11: machine-restarted is decided again at every start, never stored.
-        ended: s.ended === 'machine-restarted' ? null : (s.ended ?? null),
-      });
+  /** The save's statement alone, for a write that holds more (it must run inside one). */
+  const saveInside = (s: SessionRecord): void => {
+    q.upsert.run({
+      session_id: s.sessionId,
+      title: s.title,
+      cwd: s.cwd,
+      root: s.root ?? null,
+      state: s.state,
+      last_activity: s.lastActivity,
+      created_at: s.createdAt,
+      dispatched: s.dispatched ? 1 : 0,
+      access: s.access,
+      steps: JSON.stringify(s.trail),
+      worktree_path: s.worktree?.path ?? null,
+      worktree_branch: s.worktree?.branch ?? null,
+      agent: s.agent,
+      model: s.model ?? null,
+      usage: s.usage === undefined ? null : JSON.stringify(s.usage),
+      native_id: s.nativeId ?? null,
+      // E11: machine-restarted is decided again at every start, never stored.
+      ended: s.ended === 'machine-restarted' ? null : (s.ended ?? null),
+      desk_read: s.deskRead === undefined ? null : JSON.stringify(s.deskRead),
     });
+  };
+  const save = (s: SessionRecord): boolean =>
+    o.store.write(`session ${s.sessionId.slice(0, 8)}`, () => saveInside(s));
 
   // Restore: nothing is live after a restart. A turn the stop cut short ends as an error, said
   // in its transcript, so no card or chip shows a session as running when nothing runs it.
@@ -220,6 +264,9 @@ export function makeSessionStore(o: {
       ...(r.native_id !== null ? { nativeId: r.native_id } : {}),
       agentSession: null,
       ...(r.ended !== null && isMember(SESSION_END_REASONS, r.ended) ? { ended: r.ended } : {}),
+      ...(parseDeskRead(r.desk_read) !== undefined
+        ? { deskRead: parseDeskRead(r.desk_read)! }
+        : {}),
     };
     if (record.state === 'running' || record.state === 'awaiting_approval') {
       // E10: a session started at the desk (Claude's hooks) runs in its own terminal, which the
@@ -294,6 +341,7 @@ export function makeSessionStore(o: {
     },
     /** Writes the session's current state (called on every change the phone is told about). */
     save,
+    saveInside,
     get: (id: string) => sessions.get(id),
     /** Newest activity first. */
     list: (): SessionRecord[] =>

@@ -61,6 +61,10 @@ const MIGRATIONS: readonly string[] = [
   // brings it back. `machine-restarted` is not stored: it is decided at each start, from whether
   // the session's agent can resume it then.
   `ALTER TABLE sessions ADD COLUMN ended TEXT;`,
+  // E10: where the machine stopped reading a desk session's own transcript file (JSON: the file,
+  // the byte offset, the tool calls whose results are to come), written in the same transaction
+  // as the lines read up to there, so a restart resumes at it.
+  `ALTER TABLE sessions ADD COLUMN desk_read TEXT;`,
 ];
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -62,3 +62,27 @@ describe('transcript paging', () => {
     expect(page.more).toBe(true);
   });
 });
+
+describe('E10: entries written with something else, in one write', () => {
+  it('E10 hooks: appendWith keeps the entries and the other write together — when the other write fails, neither is in the store and the entries wait in memory', () => {
+    const t = makeTestStore();
+    cleanups.push(() => t.cleanup());
+    t.store.db.exec('CREATE TABLE marks (n INTEGER NOT NULL)');
+    const mark = t.store.db.prepare('INSERT INTO marks (n) VALUES (?)');
+    const store = t.transcripts.forSession('session-1');
+    const count = () =>
+      (t.store.db.prepare('SELECT COUNT(*) AS n FROM marks').get() as { n: number }).n;
+
+    expect(store.appendWith([{ role: 'user', text: 'kept' }], 1, () => mark.run(1))).toBe(true);
+    expect(count()).toBe(1);
+    const failed = store.appendWith([{ role: 'assistant', text: 'held' }], 2, () => {
+      mark.run(2);
+      throw new Error('disk full');
+    });
+    expect(failed).toBe(false);
+    expect(count()).toBe(1);
+    expect(store.all().map((e) => e.text)).toEqual(['kept', 'held']);
+    const stored = t.reopen().transcripts.forSession('session-1');
+    expect(stored.all().map((e) => e.text)).toEqual(['kept']);
+  });
+});

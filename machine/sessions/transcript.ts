@@ -35,6 +35,15 @@ export type TranscriptLimits = { entries: number; bytes: number };
 
 export type TranscriptStore = {
   append(role: TranscriptRole, text: string, ts: number, truncated?: boolean): StoredEntry;
+  /**
+   * Appends the entries and runs `also` in the same write: all of it is kept or none of it. When
+   * the write fails the entries wait in memory as after any failed write; `false` then.
+   */
+  appendWith(
+    entries: ReadonlyArray<{ role: TranscriptRole; text: string }>,
+    ts: number,
+    also: () => void,
+  ): boolean;
   page(options: { before?: number; budgetBytes?: number }): TranscriptPage;
   all(): StoredEntry[];
 };
@@ -98,7 +107,7 @@ export function makeTranscripts(
     // Appended but not yet written (the store refused): always the newest entries.
     let unsaved: StoredEntry[] = [];
 
-    function flush(): void {
+    function flush(also?: () => void): boolean {
       let n = count;
       let b = bytes;
       const ok = store.write(`transcript of session ${sessionId.slice(0, 8)}`, () => {
@@ -115,6 +124,7 @@ export function makeTranscripts(
           n -= 1;
           b -= old.bytes;
         }
+        also?.();
       });
       if (ok) {
         count = n;
@@ -123,6 +133,18 @@ export function makeTranscripts(
       } else if (unsaved.length > MAX_UNSAVED_ENTRIES) {
         unsaved = unsaved.slice(-MAX_UNSAVED_ENTRIES);
       }
+      return ok;
+    }
+
+    function entry(role: TranscriptRole, raw: string, ts: number, wasTruncated?: boolean) {
+      // Each entry is free text: clamped to 10 KiB like every other free-text field.
+      const clamped = clampText(raw, { bytes: MAX_FREE_TEXT_BYTES, suffix: TRUNCATION_SUFFIX });
+      const truncated = wasTruncated === true || clamped.truncated;
+      const e: StoredEntry = truncated
+        ? { seq: nextSeq++, role, text: clamped.text, ts, truncated: true }
+        : { seq: nextSeq++, role, text: clamped.text, ts };
+      unsaved.push(e);
+      return e;
     }
 
     /** Newest first, from `before` down. */
@@ -139,15 +161,13 @@ export function makeTranscripts(
 
     return {
       append(role, raw, ts, wasTruncated) {
-        // Each entry is free text: clamped to 10 KiB like every other free-text field.
-        const clamped = clampText(raw, { bytes: MAX_FREE_TEXT_BYTES, suffix: TRUNCATION_SUFFIX });
-        const truncated = wasTruncated === true || clamped.truncated;
-        const entry: StoredEntry = truncated
-          ? { seq: nextSeq++, role, text: clamped.text, ts, truncated: true }
-          : { seq: nextSeq++, role, text: clamped.text, ts };
-        unsaved.push(entry);
+        const e = entry(role, raw, ts, wasTruncated);
         flush();
-        return entry;
+        return e;
+      },
+      appendWith(entries, ts, also) {
+        for (const e of entries) entry(e.role, e.text, ts);
+        return flush(also);
       },
       page({ before, budgetBytes = TRANSCRIPT_PAGE_BUDGET_BYTES }) {
         if (unsaved.length > 0) flush();

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { liveInGroup, signalGroup } from '../../testkit/process-group.ts';
+import { until } from '../../testkit/until.ts';
 
 // The REAL interactive `claude` at a terminal, for tests of what happens at the desk: a tmux
 // server of its own (its own socket name), one window whose pty runs the CLI. The test types
@@ -15,6 +17,8 @@ const DIALOG = /Do you want to proceed\?/;
 const DIALOG_END = /Esc to cancel/;
 const DIALOG_PRESSES = 5;
 const DIALOG_ANSWER_MS = 3000;
+/** How long Claude gets to end after its terminal closed, before its group is killed. */
+const STOP_WAIT_MS = 5000;
 
 export type ClaudePty = {
   screen(): Promise<string>;
@@ -30,6 +34,11 @@ export type ClaudePty = {
    */
   answerDialog(key: string): Promise<void>;
   close(): void;
+  /**
+   * Closes the terminal and waits until Claude and its process group are gone: it writes into
+   * its config folder to its end, so a folder removed before that may not be removed whole.
+   */
+  stop(): Promise<void>;
 };
 
 /** What a first start would ask (theme, API key, folder trust) is answered in the config. */
@@ -73,6 +82,12 @@ export function startClaudePty(o: {
     o.claude,
     ...(o.args ?? []),
   ]);
+  // The pane's process is Claude itself, the leader of a process group of its own.
+  const claudePid = Number(
+    execFileSync('tmux', ['-L', socket, 'list-panes', '-t', 'desk', '-F', '#{pane_pid}'])
+      .toString()
+      .trim(),
+  );
   const screen = async () => (await tmux('capture-pane', '-p', '-t', 'desk')).stdout;
   return {
     screen,
@@ -109,6 +124,16 @@ export function startClaudePty(o: {
         execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
       } catch {
         // already gone
+      }
+    },
+    async stop() {
+      this.close();
+      const gone = () => liveInGroup(claudePid).length === 0;
+      try {
+        await until(gone, 'claude to end after its terminal closed', STOP_WAIT_MS);
+      } catch {
+        signalGroup(claudePid, 'SIGKILL');
+        await until(gone, 'claude to end after SIGKILL', STOP_WAIT_MS);
       }
     },
   };

@@ -1,4 +1,5 @@
 import { For, Index, Show } from 'solid-js';
+import { startedAtDesk } from '../client/extensions.ts';
 import { sessionCounts } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
 import { recentSessions } from '../client/recent-sessions.ts';
@@ -120,10 +121,21 @@ export default function Inbox() {
                         <span class="row-title one-line">{row().session.title}</span>
                         <span class="row-sub">
                           <SessionChip view={row().view} session={row().session} />
+                          {/* E10: a session started in a terminal says so, and where: the
+                              phone did not choose its folder. */}
+                          <Show when={startedAtDesk(row().session)}>
+                            <span class="chip">{ui.t('session.atDeskChip')}</span>
+                          </Show>
                           <span class="row-meta">
                             {row().view.name} · {ui.when(row().session.lastActivity)}
                           </span>
                         </span>
+                        <Show when={startedAtDesk(row().session)}>
+                          <span class="row-sub row-folder">
+                            {ui.t('session.cwd')}
+                            <code>{row().session.cwd}</code>
+                          </span>
+                        </Show>
                       </RowLink>
                     </li>
                   )}
