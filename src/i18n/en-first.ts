@@ -246,4 +246,7 @@ export const enFirst = {
   'inbox.sessions': 'Sessions',
   'inbox.sessionsMore': '{count} older on the machine screens.',
   'inbox.noSessions': 'No sessions yet. Start one with New session.',
+  // The inbox row of a session started at the desk (E10 hooks).
+  'session.cwd': 'Folder: ',
+  'session.atDeskChip': 'Started at the desk',
 } as const;

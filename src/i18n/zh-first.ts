@@ -232,4 +232,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'inbox.sessions': '会话',
   'inbox.sessionsMore': '还有 {count} 个较早的会话，见各机器页面。',
   'inbox.noSessions': '还没有会话。点“新建会话”开始一个。',
+  // The inbox row of a session started at the desk (E10 hooks).
+  'session.cwd': '文件夹：',
+  'session.atDeskChip': '在电脑上启动',
 };
