@@ -382,6 +382,7 @@ export async function createMachine(options: MachineOptions): Promise<MachineHan
     const stopped = turns.stopAll('the machine shut down', SHUTDOWN_GRACE_MS);
     // Waiting hooks end with no decision (Claude asks at the terminal), their cards close.
     const hooksClosed = hookSocket?.close();
+    desk.close();
     pending.close();
     await hooksClosed;
     await stopped;

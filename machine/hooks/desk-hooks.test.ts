@@ -113,14 +113,18 @@ describe('E10: Claude Code sessions started at the desk, through its hooks', () 
         from,
       );
       expect(existsSync(path.join(cwd, 'one.txt'))).toBe(true);
-      const said = w.machine.transcript(one.sessionId).map((e) => `${e.role}: ${e.text}`);
-      expect(said).toEqual(
-        expect.arrayContaining([
-          'user: MARK-DESK make the files',
-          'assistant: Bash: touch one.txt',
-          'assistant: first done',
-        ]),
-      );
+      // Claude may write its last reply to the file after the Stop event: the machine watches
+      // the file, so it arrives with no further event (it was missing once in CI before it did).
+      const said = () => w.machine.transcript(one.sessionId).map((e) => `${e.role}: ${e.text}`);
+      await expect
+        .poll(said, { timeout: 10_000 })
+        .toEqual(
+          expect.arrayContaining([
+            'user: MARK-DESK make the files',
+            'assistant: Bash: touch one.txt',
+            'assistant: first done',
+          ]),
+        );
 
       // Deny with a message (E11): nothing runs, Claude hears it.
       from = phone.messages.length;

@@ -194,4 +194,31 @@ describe('E10: sessions started at the desk, at the machine', () => {
     const again = await w.restart();
     expect(again.transcript(s!.sessionId).map((e) => e.text)).toEqual([...caughtUp, 'Done.']);
   });
+  it('E10 hooks: what Claude writes to its file after the Stop event (its last reply) reaches the transcript with no further event — the file is watched, also when it did not exist at the first event', async () => {
+    const w = await suite.world();
+    const phone = await w.phone();
+    await phone.waitFor(is('machine.status'));
+    const transcript = path.join(w.root, 'claude-late.jsonl');
+    const event = { session_id: 'desk-late', transcript_path: transcript, cwd: w.root };
+    // The first event comes before Claude has created its file.
+    await hook(w.machine.hookSocket!, {
+      ...event,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'Tidy up',
+    });
+    writeFileSync(transcript, line('user', 'Tidy up'));
+    await hook(w.machine.hookSocket!, { ...event, hook_event_name: 'Stop' });
+    const [s] = w.machine.sessions();
+    expect(s).toMatchObject({ state: 'done' });
+    // Written after the last event: read because the file changed, not because a hook ran.
+    appendFileSync(transcript, line('assistant', 'All tidy.'));
+    await phone.waitFor(
+      (m) =>
+        m.type === 'session.update' &&
+        m.session.sessionId === s!.sessionId &&
+        w.machine.transcript(s!.sessionId).some((e) => e.text === 'All tidy.'),
+      10_000,
+    );
+    expect(w.machine.transcript(s!.sessionId).map((e) => e.text)).toEqual(['Tidy up', 'All tidy.']);
+  });
 });

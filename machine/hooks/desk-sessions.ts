@@ -11,6 +11,7 @@ import {
   openDeskTranscript,
   type DeskTranscript,
 } from './desk-transcript.ts';
+import { watch, type FSWatcher } from 'node:fs';
 
 // E10 (desk sessions): Claude Code sessions started in any terminal, learnt of through their
 // hooks (our hook program relays each event over the machine's socket). Each becomes a v1
@@ -101,9 +102,14 @@ type Open = {
 /** The tool that ran is the one asked about: every field asked for has the value it ran with. */
 const ranAsAsked = (asked: Record<string, unknown>, ran: Record<string, unknown>): boolean =>
   Object.entries(asked).every(([k, v]) => JSON.stringify(ran[k]) === JSON.stringify(v));
+/** Transcript files watched at once; beyond it a session's file is read at its events only. */
+const MAX_WATCHED_TRANSCRIPTS = 64;
+
 type Desk = {
   record: SessionRecord;
   transcript: DeskTranscript | null;
+  /** Reads the file as Claude writes it: its last reply often lands after the Stop event. */
+  watcher: FSWatcher | null;
   /** Set once titled by its first prompt, and for a session known from before a restart. */
   titled: boolean;
   open: Open[];
@@ -141,18 +147,26 @@ export function makeDeskSessions(core: Core) {
       record.live = false;
       record.nativeId = h.session_id;
       core.sessions.save(record);
-      d = { record, transcript: null, titled: kept !== undefined, open: [] };
+      d = { record, transcript: null, watcher: null, titled: kept !== undefined, open: [] };
       desks.set(h.session_id, d);
       core.scheduler.stateChanged(record.sessionId);
     }
     // A session known from before a restart was read up to then: from its kept position.
-    if (d.transcript === null && h.transcript_path !== undefined)
-      d.transcript = openDeskTranscript(
+    if (d.transcript === null && h.transcript_path !== undefined) {
+      const transcript = openDeskTranscript(
         core,
         d.record,
         h.transcript_path,
         d.titled ? 'end' : 'start',
       );
+      d.transcript = transcript;
+    }
+    // Claude may create the file only after the first event: watched from the first event that
+    // finds it.
+    if (d.watcher === null && d.transcript !== null && h.transcript_path !== undefined) {
+      const transcript = d.transcript;
+      d.watcher = watchTranscript(h.transcript_path, () => transcript.read());
+    }
     return d;
   }
 
@@ -192,7 +206,28 @@ export function makeDeskSessions(core: Core) {
     return open?.terminal === true ? null : hookDecision(input, answer);
   }
 
+  /**
+   * One inotify watch per desk session while it is known (Linux's default limit is 8,192 per
+   * user; desk sessions are a handful): a change reads what is new, as a hook event does. A file
+   * that cannot be watched is read at the session's events only.
+   */
+  function watchTranscript(file: string, read: () => void): FSWatcher | null {
+    if (watching() >= MAX_WATCHED_TRANSCRIPTS) return null;
+    try {
+      const w = watch(file, { persistent: false }, () => read());
+      w.on('error', () => w.close());
+      return w;
+    } catch {
+      return null;
+    }
+  }
+  const watching = () => [...desks.values()].filter((d) => d.watcher !== null).length;
+
   return {
+    /** Stops reading the desk sessions' files (the machine is closing). */
+    close(): void {
+      for (const d of desks.values()) d.watcher?.close();
+    },
     /** One hook event from the socket; resolves with the hook's output (or null: none). */
     async handle(event: unknown, gone: AbortSignal): Promise<object | null> {
       const h = parseHookInput(event);
@@ -229,6 +264,7 @@ export function makeDeskSessions(core: Core) {
         case 'SessionEnd':
           closeAtTerminal(d, () => true);
           if (s.state === 'running' || s.state === 'awaiting_approval') setState(s, 'idle');
+          d.watcher?.close();
           desks.delete(h.session_id);
           return null;
         default:
