@@ -1,27 +1,12 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { geminiTestEnv, startFakeGemini } from '../machine/test-support/fake-gemini.ts';
 import { expect, pairByCode, test } from './support/fixtures.ts';
 import { tempDir } from './support/processes.ts';
+import { liveProcesses } from '../testkit/process-group.ts';
 
-/** Live (not zombie: PID 1 here does not reap) processes in `dir` whose command line has `needle`. */
-function running(dir: string, needle: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
-        return (
-          state !== 'Z' &&
-          readlinkSync(`/proc/${p}/cwd`) === dir &&
-          readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(needle)
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+/** Live processes in `dir` whose command line has `needle` (zombies not: PID 1 here does not reap). */
+const running = (dir: string, needle: string) => liveProcesses({ cwd: dir, cmdline: needle });
 
 // E10 end to end over ACP: the real machine process with `--agent gemini` runs the real Gemini
 // CLI (`gemini --acp`) against a scripted Gemini API on loopback; the phone in Chromium

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 // Linux /proc views of a process and its group. A killed process stays a zombie until its parent
 // reaps it — for orphans that is PID 1, whenever it gets to it — so a zombie counts as gone: it
@@ -41,4 +41,28 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The live processes (not zombies) whose working folder is `cwd` and/or whose command line
+ * contains `cmdline` — what an agent and the commands it started leave behind.
+ */
+export function liveProcesses(where: { cwd?: string; cmdline?: string }): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    const s = stat(pid);
+    if (s === null || s.state === 'Z' || s.state === 'X') continue;
+    try {
+      if (where.cwd !== undefined && readlinkSync(`/proc/${pid}/cwd`) !== where.cwd) continue;
+      if (
+        where.cmdline !== undefined &&
+        !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(where.cmdline)
+      )
+        continue;
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    found.push(Number(pid));
+  }
+  return found;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../../protocol/index.ts';
@@ -11,6 +11,7 @@ import { makeManualTimers } from '../../../testkit/manual-clock.ts';
 import type { AgentContext } from '../agent.ts';
 import { geminiProvider, resolveGemini } from './provider.ts';
 import { IDLE_LIMIT_MS, openAcpSession } from './session.ts';
+import { liveProcesses } from '../../../testkit/process-group.ts';
 
 // E10 with the REAL Gemini CLI (`gemini --acp`, the packaged @google/gemini-cli) against a
 // scripted Gemini API server, through a real relay and the test phone: the ACP adapter's
@@ -53,33 +54,9 @@ const lastToolResult = (marker: string): string =>
   JSON.stringify(fake.requests(marker).at(-1)?.contents?.at(-1) ?? '');
 
 /** Live processes whose command line contains `needle`. */
-function running(needle: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
-        return state !== 'Z' && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(needle);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const running = (needle: string) => liveProcesses({ cmdline: needle });
 /** Processes whose folder is `dir` (the agent and what it started there). */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
-        return readlinkSync(`/proc/${p}/cwd`) === dir && state !== 'Z';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const processesIn = (dir: string) => liveProcesses({ cwd: dir });
 
 describe('E10: Gemini CLI over ACP behind the phone', () => {
   it("E10: a shell command becomes an approval with the agent's tool kind and the command; allow (allow_once) runs it; the final text, usage and model reach the session", async () => {

@@ -1,12 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../../protocol/index.ts';
@@ -21,6 +13,7 @@ import {
 import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import type { TestPhone } from '../../test-support/test-phone.ts';
 import { claudeProvider } from './provider.ts';
+import { liveProcesses } from '../../../testkit/process-group.ts';
 
 // E10 with the REAL Claude Code binary (the SDK's CLI in agents/node_modules) against a scripted Anthropic
 // Messages server, through a real relay and the test phone: approvals with Claude's own tool
@@ -83,19 +76,7 @@ const lastToolResult = (marker: string): string =>
   JSON.stringify(fake.requests(marker).at(-1)?.messages.at(-1)?.content ?? '');
 
 /** Processes whose folder is `dir` (the CLI and the tools it started there). */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const state = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
-        return readlinkSync(`/proc/${p}/cwd`) === dir && state !== 'Z';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const processesIn = (dir: string) => liveProcesses({ cwd: dir });
 
 describe('E10: Claude Code behind the phone', () => {
   it("E10: a Bash call becomes an approval with Claude's tool name and command; allow runs it; turn.final has Claude's text; usage and model reach the session; a reply after a machine restart resumes the conversation; one Claude lost is said and started anew", async () => {
