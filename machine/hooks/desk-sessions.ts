@@ -212,7 +212,7 @@ export function makeDeskSessions(core: Core) {
    * that cannot be watched is read at the session's events only.
    */
   function watchTranscript(file: string, read: () => void): FSWatcher | null {
-    if (watching() >= MAX_WATCHED_TRANSCRIPTS) return null;
+    if (closed || watching() >= MAX_WATCHED_TRANSCRIPTS) return null;
     try {
       const w = watch(file, { persistent: false }, () => read());
       w.on('error', () => w.close());
@@ -221,11 +221,14 @@ export function makeDeskSessions(core: Core) {
       return null;
     }
   }
+  let closed = false;
   const watching = () => [...desks.values()].filter((d) => d.watcher !== null).length;
 
   return {
     /** Stops reading the desk sessions' files (the machine is closing). */
     close(): void {
+      // An event still in flight on the closing socket must not start a watch after this.
+      closed = true;
       for (const d of desks.values()) d.watcher?.close();
     },
     /** One hook event from the socket; resolves with the hook's output (or null: none). */
