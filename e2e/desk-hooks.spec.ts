@@ -73,7 +73,8 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
       // The inbox: the session, said to be started at the desk, with its title and folder; its
       // Bash request as an ordinary card.
       await nav(page, '#/');
-      const row = page.getByRole('link', { name: /DESK-E2E tidy the folder/ });
+      // The row, not the card's "Session: …" link beside it once the card is in.
+      const row = page.getByRole('link', { name: /^DESK-E2E tidy the folder/ });
       await expect(row).toContainText('Started at the desk', { timeout: WAIT_MS });
       await expect(row).toContainText(`Folder: ${cwd}`);
       const allow = page.getByRole('button', { name: 'Allow once: Run touch from-app.txt' });
@@ -112,7 +113,7 @@ test.describe('Claude Code sessions started at the desk (E10 hooks)', () => {
 
       // The machine's list: the same chip, never "Started from phone".
       await page.locator('a.machine-link').click();
-      const listed = page.getByRole('link', { name: /DESK-E2E tidy the folder/ });
+      const listed = page.getByRole('link', { name: /^DESK-E2E tidy the folder/ });
       await expect(listed).toContainText('Started at the desk');
       await expect(listed).not.toContainText('Started from phone');
     } finally {
