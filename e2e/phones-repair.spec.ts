@@ -7,6 +7,7 @@ import {
   roomKeys,
   sealPhoneMessage,
 } from '../protocol/index.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
@@ -32,6 +33,7 @@ test('E6.9/E9.19: renamed on its own row, re-paired from the same phone with no 
   await pairByCode(page, laptop.pairingCode, 'laptop');
   await expect.poll(async () => (await stored(page))?.phone?.phoneId).toBeTruthy();
   const me = (await stored(page))!.phone!.phoneId;
+  await untilMachineKnowsApp(page, roomId);
   // The attacker: a phone of its own holding only the copied code (it waits, E9.9).
   const copy = await makeE6Phone(relay.url, laptop.pairingCode, 'Copied code');
   const listOf = (pred: (list: Entry[]) => boolean) =>

@@ -1,4 +1,5 @@
 import { expect, pairByCode, test } from './support/fixtures.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
 import { readKeyval } from './support/sw.ts';
@@ -28,7 +29,7 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   if (!pairing.ok) throw new Error(pairing.message);
   // E9: the app pairs first, so it is the approved phone; A and B, paired later, wait for it.
   await pairByCode(page, laptop.pairingCode, 'laptop');
-  await expect.poll(async () => (await stored(page))?.phone?.phoneId).toBeTruthy();
+  await untilMachineKnowsApp(page, roomKeys(pairing.value.secretBytes).roomId);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone B');
   const listed = await phonesOf(a, 3);
@@ -139,7 +140,7 @@ test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 4
   const pairing = parsePairing(laptop.pairingCode);
   if (!pairing.ok) throw new Error(pairing.message);
   await pairByCode(page, laptop.pairingCode, 'laptop');
-  await expect.poll(async () => (await stored(page))?.phone?.phoneId).toBeTruthy();
+  await untilMachineKnowsApp(page, roomKeys(pairing.value.secretBytes).roomId);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
   await phonesOf(a, 2);
   await page.setViewportSize({ width: 320, height: 700 });

@@ -11,6 +11,7 @@ import path, { join } from 'node:path';
 import type { CDPSession, Page } from '@playwright/test';
 import { HOOK_PROGRAM } from '../machine/hooks/claude-settings.ts';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { expect, pairByCode, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
@@ -93,9 +94,9 @@ test('Pictures: the inbox, Machine › Phones in Chinese, a session started at t
   const pairing = parsePairing(laptop.pairingCode);
   if (!pairing.ok) throw new Error(pairing.message);
   const room = roomKeys(pairing.value.secretBytes).roomId;
+  await untilMachineKnowsApp(page, room);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'iPhone 15 · Safari');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
-  await nav(page, `#/m/${room}/phones`);
   await page.getByRole('button', { name: 'Approve iPhone 15 · Safari' }).click();
   await expect(page.getByRole('button', { name: /Approve iPhone/ })).toHaveCount(0);
 

@@ -3,6 +3,7 @@ import { devices, type BrowserContext, type CDPSession, type Page } from '@playw
 import { parsePairing, phoneAuthorityChallengeText, roomKeys } from '../protocol/index.ts';
 import { makeSoftAuthenticator } from '../testkit/webauthn.ts';
 import { APP_ORIGIN } from '../playwright.config.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
 import { expect, expectAccessible, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
@@ -63,8 +64,8 @@ test.beforeAll(async ({ browser }) => {
   ).toBeVisible();
   // E9: A pairs after the app, so it waits until the app lets it in — under `all`, with the
   // owner's fingerprint / face over "phone.approve <A>".
+  await untilMachineKnowsApp(page, roomId);
   a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
-  await nav(page, `#/m/${roomId}/phones`);
   await page.getByRole('button', { name: 'Approve Test phone A' }).click();
   await a
     .socket()

@@ -8,6 +8,7 @@ import {
   swapAuthenticator,
   virtualAuthenticator,
 } from './support/presence.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 
 // E7 in the app against the mock machine (`--require-presence all`) with Chromium's virtual
@@ -38,8 +39,8 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   const { roomId } = roomKeys(parsed.value.secretBytes);
   // E9: a second phone pairs after the app and waits; the app lets it in (under `all`, with the
   // owner's fingerprint / face over "phone.approve <it>"). It starts the session the app decides.
+  await untilMachineKnowsApp(page, roomId);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
-  await nav(page, `#/m/${roomId}/phones`);
   await page.getByRole('button', { name: 'Approve Test phone A' }).click();
   const phone = a.socket();
   await phone.waitForMessage(

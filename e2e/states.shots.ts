@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { CDPSession, Page } from '@playwright/test';
 import { parsePairing, roomKeys } from '../protocol/index.ts';
+import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { expect, pairByCode, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
@@ -75,9 +76,9 @@ test('Pictures: the session screen offline, ended, and Machine › Phones', asyn
   const pairing = parsePairing(laptop.pairingCode);
   if (!pairing.ok) throw new Error(pairing.message);
   const laptopRoom = roomKeys(pairing.value.secretBytes).roomId;
+  await untilMachineKnowsApp(page, laptopRoom);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'iPhone 15 · Safari');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
-  await nav(page, `#/m/${laptopRoom}/phones`);
   await page.getByRole('button', { name: 'Approve iPhone 15 · Safari' }).click();
   await expect(page.getByRole('button', { name: /Approve iPhone/ })).toHaveCount(0);
 

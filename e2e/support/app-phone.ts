@@ -1,0 +1,14 @@
+import { expect, type Page } from '@playwright/test';
+import { nav } from './nav.ts';
+
+/**
+ * E9: the first phone a machine hears from is its approved one. The app stores its identity
+ * before its `phone.register` reaches the machine, so a test phone "paired after the app" must
+ * wait for this — else, on a busy machine, it registers first and the app is the one waiting.
+ * Shown as a user sees it: the app's own row ("This phone") on Machine › Phones.
+ */
+export async function untilMachineKnowsApp(page: Page, roomId: string) {
+  await nav(page, `#/m/${roomId}/phones`);
+  const rows = page.getByRole('list', { name: 'Phones' }).getByRole('listitem');
+  await expect(rows.filter({ hasText: 'This phone' })).toBeVisible({ timeout: 20_000 });
+}
