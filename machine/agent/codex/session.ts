@@ -201,6 +201,9 @@ export function makeCodexSession(o: CodexSessionOptions) {
     const before = new Set(treeOf(s.pid).map((p) => p.pid));
     turn = t;
     let backstop: ReturnType<Timeouts['setTimeout']> | undefined;
+    // Once the backstop fired, the turn is reported only after the process is gone: Codex may
+    // still say "interrupted" on its way out, before it has exited.
+    let ending: Promise<void> | undefined;
     const interrupt = (turnId: string) =>
       void s
         .request('turn/interrupt', { threadId: threadId!, turnId } satisfies TurnInterruptParams)
@@ -209,7 +212,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
       if (t.turnId !== null) interrupt(t.turnId);
       backstop = timers.setTimeout(() => {
         o.log?.('codex: turn/interrupt got no answer in time; ending the process');
-        void stop().then(() => t.lost('stopped'));
+        ending = stop().then(() => t.lost('stopped'));
       }, INTERRUPT_BACKSTOP_MS);
     };
     ctx.signal.addEventListener('abort', onStop, { once: true });
@@ -240,6 +243,7 @@ export function makeCodexSession(o: CodexSessionOptions) {
       ctx.signal.removeEventListener('abort', onStop);
       turn = null;
     }
+    if (ending !== undefined) await ending;
     if (ctx.signal.aborted && end.status !== 'completed')
       end = { status: 'interrupted', error: null };
     // E4: Codex's interrupt does not always end the command in time; what this turn started and
