@@ -103,11 +103,13 @@ test.describe('Gemini CLI over ACP behind the phone (E10)', () => {
       const stop = page.getByRole('button', { name: /^Stop: / });
       await stop.click();
       await page.getByRole('button', { name: /^Tap again to stop: / }).click();
+      // The command sleeps 31.5 s: a turn that ends well before is the stop's doing (how fast
+      // is measured by `npm run bench:agents`, not asserted in a browser on a loaded machine).
       await expect(page.locator('.tl-final').last()).toContainText('Stopped by you', {
-        timeout: 5_000,
+        timeout: 15_000,
       });
       // The machine ended what the turn started (Gemini may leave it running on cancel).
-      await expect.poll(() => running(m.root, '31.5'), { timeout: 5_000 }).toEqual([]);
+      await expect.poll(() => running(m.root, '31.5'), { timeout: 15_000 }).toEqual([]);
       expect(existsSync(join(m.root, 'late.txt'))).toBe(false);
       await expect(page.getByRole('button', { name: /^Stop/ })).toHaveCount(0);
     } finally {
