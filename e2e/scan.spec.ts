@@ -25,8 +25,8 @@ test.use({
 test.afterAll(() => rmSync(CAMERA_VIDEO, { force: true }));
 
 type Track = { readyState: string };
-// Every camera track the page opens (html5-qrcode removes tracks from their stream when it stops,
-// so the tracks themselves are kept), so a test can prove the camera is released afterwards.
+// Every camera track the page opens (kept themselves, not their stream), so a test can prove the
+// camera is released afterwards.
 const recordTracks = () => {
   const w = globalThis as unknown as {
     navigator: { mediaDevices: { getUserMedia: (c: unknown) => Promise<unknown> } };
@@ -58,8 +58,8 @@ test.describe('QR scanning (A1)', () => {
     }) => {
       const m = await machine('laptop', { env });
       writeQrVideo(CAMERA_VIDEO, parseTerminalQr(m.proc.lines, theme));
-      // Linux Chromium has no BarcodeDetector today; removing it keeps this test on the
-      // html5-qrcode fallback even where a later build adds one.
+      // Linux Chromium has no BarcodeDetector today; removing it keeps this test on the jsQR
+      // path (src/ui/qr-frames.ts) even where a later build adds one.
       await page.addInitScript(() => {
         delete (globalThis as { BarcodeDetector?: unknown }).BarcodeDetector;
       });

@@ -112,7 +112,7 @@ test('P3: over real TLS on https://dsh.test — worker controls the page, instal
   const page = context.pages()[0] ?? (await context.newPage());
   const csp = await watchCsp(page);
   writeQrVideo(CAMERA_VIDEO, parseTerminalQr(m.proc.lines, 'dark'));
-  // The html5-qrcode fallback (Linux Chromium has no BarcodeDetector; make sure of it).
+  // The jsQR path (Linux Chromium has no BarcodeDetector; make sure of it).
   await page.addInitScript(() => {
     delete (globalThis as { BarcodeDetector?: unknown }).BarcodeDetector;
   });

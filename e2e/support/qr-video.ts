@@ -51,9 +51,9 @@ export function parseTerminalQr(lines: readonly string[], theme: TerminalTheme):
 }
 
 /**
- * The code's side in the video, as a phone held at reading distance frames it: the scanner
- * decodes only the box at the centre of the video (src/ui/scanner.ts `qrbox`), and the code
- * carries a box key since E9, so it has more modules than a fixed 8 px each would fit there.
+ * The code's side in the video, as a phone held at reading distance frames it: the code carries
+ * a box key since E9, so it has more modules than a fixed 8 px each would fit there; the scanner
+ * reads the whole camera frame (src/ui/qr-frames.ts), about 6 px a module here.
  */
 const CODE_SIDE_PX = 400;
 

@@ -1,6 +1,6 @@
 // The QR scanner, a lazy chunk loaded only when the owner taps "Scan". The browser's native
-// BarcodeDetector is used where it exists; html5-qrcode (~108 KiB gzip) is loaded only where it
-// does not.
+// BarcodeDetector is used where it exists; elsewhere jsQR (qr-frames.ts, its own lazy chunk)
+// reads the same camera frames at full resolution.
 export const SCAN_ERRORS = {
   noCamera: 'no-camera',
   denied: 'denied',
@@ -34,27 +34,12 @@ export async function startScan(
   if (!navigator.mediaDevices?.getUserMedia)
     throw Object.assign(new Error('no camera API'), { name: 'NotFoundError' });
   const Native = (globalThis as { BarcodeDetector?: DetectorCtor }).BarcodeDetector;
-  if (Native) return nativeScan(new Native({ formats: ['qr_code'] }), container, onCode);
-  const { Html5Qrcode } = await import('html5-qrcode');
-  const region = document.createElement('div');
-  region.id = `qr-region-${Date.now()}`;
-  container.append(region);
-  const scanner = new Html5Qrcode(region.id, false);
-  await scanner.start(
-    { facingMode: 'environment' },
-    { fps: 8, qrbox: 240 },
-    (text) => onCode(text),
-    () => {},
-  );
-  return {
-    async stop() {
-      if (scanner.isScanning) await scanner.stop();
-      region.remove();
-    },
-  };
+  if (Native) return scanFrames(new Native({ formats: ['qr_code'] }), container, onCode);
+  const { makeFrameDetector } = await import('./qr-frames.ts');
+  return scanFrames(makeFrameDetector(), container, onCode);
 }
 
-async function nativeScan(
+async function scanFrames(
   detector: Detector,
   container: HTMLElement,
   onCode: (text: string) => void,
