@@ -11,13 +11,14 @@ import { fmt, p50p95, pct, sorted } from './stats.ts';
 // ends a running turn; within 2 s the session is no longer running, `turn.final` says
 // `interrupted`, and the tool's processes are gone). Each stop is a new session whose first tool
 // call is a long command, allowed from the phone; once the command's own process runs (seen in
-// /proc), the phone sends `session.interrupt` and three clocks run from that moment (the phone's
-// side; process.hrtime, CLOCK_MONOTONIC like the machine's stamps): (a) the `session.update` whose state is no longer
-// running / awaiting_approval, (b) `turn.final{reason:'interrupted'}`, (c) no process of the
-// command left in the session's folder (polled in /proc every 5 ms, zombies count as gone).
-// (b) is split by the machine's stamps: until the machine handed `turn.final` to its relay link
-// (the interrupt crossing the relay, the agent stopping, the machine), the frame in the link's
-// send queue, and its socket write to the phone having opened it.
+// /proc), the phone sends `session.interrupt` and three clocks run from that moment, on the
+// phone's side (process.hrtime: CLOCK_MONOTONIC, the clock of the machine's stamps too):
+// (a) the `session.update` whose state is no longer running / awaiting_approval,
+// (b) `turn.final{reason:'interrupted'}`, (c) no process of the command left in the session's
+// folder (polled in /proc every 5 ms; zombies count as gone). (b) is split by the machine's
+// stamps: until the machine handed `turn.final` to its relay link (the interrupt crossing the
+// relay, the agent stopping, the machine), the frame in the link's send queue, and its socket
+// write to the phone having opened it.
 
 export const N_STOPS = 10;
 /** E4's promise, what each stop is held against (a benchmark: reported, never asserted). */
@@ -105,7 +106,10 @@ async function oneStop(t: StopTarget, i: number): Promise<Stop> {
   const since = (p: Promise<unknown>) =>
     p.then(
       () => msOf(sent, process.hrtime.bigint()),
-      () => Infinity,
+      (e: unknown) => {
+        console.log(`${t.agent}: stop ${i}: ${String(e).slice(0, 300)}`);
+        return Infinity;
+      },
     );
   phone.send({ type: 'session.interrupt', requestId: randomUUID(), sessionId });
   const [notRunning, final, gone] = await Promise.all([
