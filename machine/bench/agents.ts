@@ -15,12 +15,21 @@ import {
   type FakeAnthropic,
 } from '../test-support/fake-anthropic.ts';
 import { startFakeResponses, type FakeResponses } from '../test-support/fake-responses.ts';
-
 import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
+import {
+  N_STOPS,
+  promiseLine,
+  splitLine as stopSplitLine,
+  stopLines,
+  stops,
+  type LongCommand,
+  type StopTarget,
+} from './agents-stop.ts';
+import { fmt, p50p95, pct, sorted } from './stats.ts';
 
 // `npm run bench:agents` — the real agents (Claude Code, Codex: their real binaries against the
 // fake model servers the tests use) behind a machine process, a real relay on loopback and a test
-// phone. Two figures, each against a baseline measured in the same run (docs/quality.md "Real
+// phone. Three figures, each against a baseline measured in the same run (docs/quality.md "Real
 // agents"):
 // 1. ask → card: from the moment the agent's adapter hands an ask to the machine (`ctx.approve`,
 //    stamped by a wrapper in agents-machine.ts — no production code is changed) to the moment the
@@ -29,6 +38,10 @@ import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
 // 2. memory: RSS of the machine process and, apart, of its agent child processes, with 0, 1 and
 //    5 live sessions (each waiting at an approval, so its agent process is alive), as ratios to
 //    the idle machine.
+// 3. stop → not running (E4; agents-stop.ts): N_STOPS stops per agent, each of a long command
+//    allowed from the phone and running, timed on the phone from its `session.interrupt` to the
+//    session no longer running, to `turn.final` interrupted, and to the command's processes gone.
+//    Baseline: the scripted agent's `run: sleep 30` stopped the same way on the same machine.
 
 const N_ASKS = 30;
 const LIVE_COUNTS = [1, 5] as const;
@@ -174,6 +187,17 @@ const outs = (p: TestProcess): Out[] =>
     });
 const cardsOut = (p: TestProcess) => outs(p).filter((o) => o.type === 'approval.request');
 
+/** The machine's stamps of its first `turn.final` after `afterNs`: handed to the link, written. */
+async function finalStamps(p: TestProcess, afterNs: bigint) {
+  const find = () => {
+    const out = outs(p).find((o) => o.type === 'turn.final' && o.ns > afterNs);
+    const written = out && byFingerprint(p, 'wire').get(out.fp);
+    return out && written !== undefined ? { handed: out.ns, written } : undefined;
+  };
+  await until(() => find() !== undefined, "the machine's stamps of turn.final", CARD_TIMEOUT_MS);
+  return find()!;
+}
+
 /** `<what> <ns> <fp>` lines: the first stamp of each fingerprint. */
 function byFingerprint(p: TestProcess, what: string): Map<string, bigint> {
   const m = new Map<string, bigint>();
@@ -314,15 +338,43 @@ async function memory(m: BenchMachine, agent: Agent, prompt: (k: number) => stri
   return samples;
 }
 
+// ---- 3. stop → not running (the stops themselves: agents-stop.ts) ---------------------------
+
+/** The long command of a real agent's stop (as the E4 tests run it). */
+const LONG_COMMAND = 'node -e "setTimeout(()=>{},30000)"';
+const LONG: LongCommand = { exe: 'node', piece: 'setTimeout(()=>{},30000)' };
+/** The scripted agent's `run: sleep 30`: its shell, or `sleep` itself when the shell execs it. */
+const MOCK_LONG: LongCommand = { exe: 'sleep', piece: 'sleep' };
+const stopPrompt: StopTarget['prompt'] = (i) => `STOP-${i}- wait for a while`;
+
+/** Each stop's model reply: the long command first, a text after (never reached: stopped). */
+function scriptStops(agent: Agent, anthropic: FakeAnthropic, responses: FakeResponses) {
+  if (agent === 'claude') {
+    for (let i = 0; i < N_STOPS; i += 1)
+      anthropic.script(`STOP-${i}-`, [
+        { tool: 'Bash', input: { command: LONG_COMMAND, description: 'wait' } },
+        { text: 'Picking up after the stop.' },
+      ]);
+    return;
+  }
+  // A new thread's first request carries no tool output: the command; anything later, a text.
+  responses.respond = (req) =>
+    req.raw.includes('function_call_output')
+      ? { kind: 'text', text: 'Picking up after the stop.' }
+      : {
+          kind: 'call',
+          name: 'exec_command',
+          args: {
+            cmd: LONG_COMMAND,
+            sandbox_permissions: 'require_escalated',
+            justification: 'bench',
+          },
+        };
+}
+
 // ---- report ---------------------------------------------------------------------------------
 
-const pct = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-const fmt = (n: number) => n.toFixed(1);
 const mb = (kb: number) => (kb / 1024).toFixed(0);
-
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const p50p95 = (xs: number[]) => `${fmt(pct(sorted(xs), 0.5))} / ${fmt(pct(sorted(xs), 0.95))}`;
 
 function latencyLine(label: string, legs: Leg[], baseline?: Leg[]) {
   const total = sorted(legs.map((l) => l.total));
@@ -385,6 +437,9 @@ async function main() {
   const latency: string[] = [];
   const split: string[] = [];
   const mem: string[] = [];
+  const stopped: string[] = [];
+  const promises: string[] = [];
+  const finals: string[] = [];
   for (const agent of ['claude', 'codex'] as const) {
     // Memory first, on a fresh machine, so no earlier session's state is counted.
     if (agent === 'codex')
@@ -436,6 +491,27 @@ async function main() {
       latency.push(latencyLine(agent, real, baseline));
       split.push(splitLine(`mock (baseline, ${agent}'s machine)`, baseline));
       split.push(splitLine(agent, real));
+
+      // 3. stop → not running: the mock's stops just before the agent's, on the same machine.
+      const target = {
+        phone: m2.phone,
+        root: m2.root,
+        dispatch,
+        card: cardOf,
+        finalStamps: (afterNs: bigint) => finalStamps(m2.p, afterNs),
+      };
+      const mockStops = await stops({
+        ...target,
+        agent: 'mock',
+        prompt: () => 'run: sleep 30',
+        command: MOCK_LONG,
+      });
+      scriptStops(agent, anthropic, responses);
+      const realStops = await stops({ ...target, agent, prompt: stopPrompt, command: LONG });
+      const mockLabel = `mock (baseline, ${agent}'s machine)`;
+      stopped.push(...stopLines(mockLabel, mockStops), ...stopLines(agent, realStops, mockStops));
+      promises.push(promiseLine(mockLabel, mockStops), promiseLine(agent, realStops));
+      finals.push(stopSplitLine(mockLabel, mockStops), stopSplitLine(agent, realStops));
     } finally {
       await m2.stop();
     }
@@ -466,6 +542,20 @@ async function main() {
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const l of mem) console.log(l);
+  console.log(
+    `\nstop → not running (ms from the phone sending session.interrupt while the allowed command runs; ${N_STOPS} stops each, a new session each)`,
+  );
+  console.log('| agent | until | stops | p50 | p95 | max | p50 / p95 vs mock |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const l of stopped) console.log(l);
+  console.log(
+    "\nturn.final after the stop, where the time went (ms, p50 / p95): the phone's interrupt → the machine handed turn.final to its link (relay in, the agent stopping, the machine), in the link's send queue, socket write → phone opened",
+  );
+  console.log('| agent | stops | → machine handed it | link queue | → phone opened |');
+  console.log('|---|---|---|---|---|');
+  for (const l of finals) console.log(l);
+  console.log('');
+  for (const l of promises) console.log(l);
 }
 
 try {
