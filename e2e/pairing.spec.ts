@@ -98,7 +98,7 @@ test.describe('Pairing (A1, D14)', () => {
 });
 
 test.describe('QR scanner (A1, A8)', () => {
-  test('is loaded only when opened; without a camera it says so and leaves paste available', async ({
+  test('is loaded only when opened, its decoder only with a camera; without a camera it says so and leaves paste available', async ({
     page,
   }) => {
     const scripts: string[] = [];
@@ -107,13 +107,15 @@ test.describe('QR scanner (A1, A8)', () => {
     });
     await page.goto('/#/pair');
     await expect(page.getByRole('button', { name: 'Scan QR code' })).toBeVisible();
-    const before = scripts.filter((u) => /scanner|esm/.test(u));
+    const before = scripts.filter((u) => /scanner|qr-frames/.test(u));
     expect(before).toEqual([]);
     await page.getByRole('button', { name: 'Scan QR code' }).click();
     await expect(page.getByRole('alert')).toHaveText(
       /No camera is available|Camera permission was denied|The scanner could not start/,
     );
     expect(scripts.some((u) => /scanner/.test(u))).toBe(true);
+    // The decoder is fetched only once there is a camera to read.
+    expect(scripts.filter((u) => /qr-frames/.test(u))).toEqual([]);
     await expect(page.getByLabel('Pairing code')).toBeEditable();
     await expectAccessible(page, 'pair after a failed scan');
   });

@@ -33,28 +33,39 @@ export async function startScan(
 ): Promise<Scan> {
   if (!navigator.mediaDevices?.getUserMedia)
     throw Object.assign(new Error('no camera API'), { name: 'NotFoundError' });
-  const Native = (globalThis as { BarcodeDetector?: DetectorCtor }).BarcodeDetector;
-  if (Native) return scanFrames(new Native({ formats: ['qr_code'] }), container, onCode);
-  const { makeFrameDetector } = await import('./qr-frames.ts');
-  return scanFrames(makeFrameDetector(), container, onCode);
-}
-
-async function scanFrames(
-  detector: Detector,
-  container: HTMLElement,
-  onCode: (text: string) => void,
-): Promise<Scan> {
   const stream = await navigator.mediaDevices.getUserMedia({
     video: { facingMode: 'environment' },
     audio: false,
   });
+  try {
+    const Native = (globalThis as { BarcodeDetector?: DetectorCtor }).BarcodeDetector;
+    // The decoder is fetched only once there is a camera to read.
+    const detector = Native
+      ? new Native({ formats: ['qr_code'] })
+      : (await import('./qr-frames.ts')).makeFrameDetector();
+    return await scanFrames(detector, stream, container, onCode);
+  } catch (e) {
+    for (const track of stream.getTracks()) track.stop();
+    throw e;
+  }
+}
+
+async function scanFrames(
+  detector: Detector,
+  stream: MediaStream,
+  container: HTMLElement,
+  onCode: (text: string) => void,
+): Promise<Scan> {
   const video = document.createElement('video');
   video.muted = true;
   video.playsInline = true;
   video.setAttribute('aria-hidden', 'true');
   video.srcObject = stream;
   container.append(video);
-  await video.play();
+  await video.play().catch((e: unknown) => {
+    video.remove();
+    throw e;
+  });
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const loop = async () => {
