@@ -58,6 +58,10 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
   const timers = o.timers ?? realTimers();
   const live = new Set<ChildProcess>();
   let closed = false;
+  // E4: a stopped turn is reported at Claude's `result` (~30 ms after the interrupt); its CLI
+  // then takes ~1.5 s more to exit. The next turn resumes Claude's session only once that CLI
+  // is gone (or ended after EXIT_GRACE_MS), so two CLIs never write one session file.
+  let exiting: Promise<void> = Promise.resolve();
 
   // E10 faults: the CLI's environment carries the session's mark, and so does every tool it
   // runs; a tool in a group of its own whose CLI died is an orphan the tree walk cannot reach,
@@ -69,6 +73,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
   };
 
   async function attempt(prompt: string, ctx: AgentContext) {
+    await exiting;
     let stderrTail = '';
     const exits: Array<Promise<void>> = [];
     const spawnClaude = (so: SpawnOptions) => {
@@ -193,25 +198,47 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
             : { ok: false, text: m.errors.join('\n') };
       }
     };
+    // Read by hand, not `for await`: leaving that loop early would end the CLI mid-write.
+    const messages = q[Symbol.asyncIterator]();
+    let reported = false;
+    let stoppedAt: () => void = () => {};
+    const resulted = new Promise<'stopped'>((r) => (stoppedAt = () => r('stopped')));
+    const reading = (async () => {
+      for (;;) {
+        const next = await messages.next();
+        if (next.done === true) return 'ended' as const;
+        if (reported) continue; // the turn was reported stopped: the rest is the CLI's exit
+        handle(next.value);
+        if (next.value.type === 'result' && ctx.signal.aborted) stoppedAt();
+      }
+    })();
     try {
-      for await (const m of q) handle(m);
+      if ((await Promise.race([reading, resulted])) === 'stopped') reported = true;
     } catch (e) {
       failure = (e as Error).message;
     } finally {
       ctx.signal.removeEventListener('abort', onStop);
       if (backstop !== undefined) timers.clearTimeout(backstop);
     }
-    // The CLI exits once its stdin closes; whatever is left after a grace is ended. A stopped
-    // turn does not wait (E4: the phone is told within 2 s, and nothing of the turn runs on).
-    if (!ctx.signal.aborted) {
+    // The CLI exits once its stdin closes; whatever is left after a grace is ended.
+    const exited = async () => {
       let grace: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
         Promise.all(exits),
         new Promise<void>((r) => (grace = setTimeout(r, EXIT_GRACE_MS))),
       ]);
       clearTimeout(grace);
+      endAll();
+    };
+    if (reported) {
+      // E4: Claude said the turn ended; the phone is told now, the CLI finishes meanwhile.
+      exiting = Promise.all([reading.catch(() => undefined), exited()]).then(() => undefined);
+    } else if (!ctx.signal.aborted) {
+      await exited();
+    } else {
+      // Stopped before any result (the backstop, or the CLI died): nothing of it runs on.
+      endAll();
     }
-    endAll();
     return { final: final as { ok: boolean; text: string } | null, last, failure, stderrTail };
   }
 
