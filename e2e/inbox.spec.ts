@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { Page } from '@playwright/test';
-import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
+import { animationsDone, expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
 import { makeTestMachine, type TestMachine } from './support/test-machine.ts';
 
@@ -101,6 +101,7 @@ test('SC5: the inbox lists running and recent sessions of every machine, newest 
       await expect(rows.nth(i).locator('.chip.state-error')).toHaveCount(0);
     }
 
+    await animationsDone(page);
     const shapes = await rows.evaluateAll((links) =>
       links.slice(0, 4).map((link) => {
         const row = link.getBoundingClientRect();

@@ -3,6 +3,7 @@
 // Code inside page.evaluate runs in the browser: DOM types for it (the rest of e2e/ is Node).
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { animationsDone } from './support/animations.ts';
 import {
   go,
   inState,
@@ -336,9 +337,7 @@ test('U4.7: no screen scrolls sideways at 320 or 390 px, light or dark, English 
   for (const screen of [screens[0]!, screens[4]!]) {
     await go(page, screen.hash);
     await expect(page.locator(screen.ready).first()).toBeVisible();
-    await page.evaluate(() =>
-      Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))),
-    );
+    await animationsDone(page);
     const contrast = await new AxeBuilder({ page }).withRules(['color-contrast']).analyze();
     expect(
       contrast.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`)),
@@ -368,6 +367,7 @@ test('U4.5: the inbox explains the first step, then offers New session first, li
   await expect(failed.locator('.chip.state-error')).toContainText('Error');
   // One snapshot of every row: the list re-renders as the machine's snapshot arrives, so rows
   // measured one by one can be replaced between two calls (a null box, not a layout fault).
+  await animationsDone(page);
   const rows = await page.locator('ul.list > li > a.row').evaluateAll((links) =>
     links.map((link) => {
       const row = link.getBoundingClientRect();
@@ -396,6 +396,7 @@ test('U4.4: Settings puts the notifications switch and the lock-screen option on
   await page.goto('/#/settings');
   const turnOn = page.getByRole('button', { name: 'Turn on notifications' });
   const privacy = page.locator('.notifications-settings__privacy');
+  await animationsDone(page);
   const [button, option] = await Promise.all([turnOn.boundingBox(), privacy.boundingBox()]);
   expect(option!.y).toBeGreaterThanOrEqual(button!.y + button!.height);
   expect(option!.height).toBeGreaterThanOrEqual(44);

@@ -1,4 +1,4 @@
-import { expect, pairByCode, test } from './support/fixtures.ts';
+import { animationsDone, expect, pairByCode, test } from './support/fixtures.ts';
 import { untilMachineKnowsApp } from './support/app-phone.ts';
 import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
@@ -156,6 +156,7 @@ test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 4
     await expect(approve).toBeEnabled({ timeout: 20_000 });
     await expect(revoke).toBeEnabled();
     await approve.scrollIntoViewIfNeeded();
+    await animationsDone(page);
     const [p, r] = [(await approve.boundingBox())!, (await revoke.boundingBox())!];
     for (const box of [p, r]) {
       expect(box.height).toBeGreaterThanOrEqual(44);

@@ -1,4 +1,4 @@
-import { expect, expectAccessible, test } from './support/fixtures.ts';
+import { animationsDone, expect, expectAccessible, test } from './support/fixtures.ts';
 import { nav } from './support/nav.ts';
 
 // The app shell without any machine: every screen by URL, languages, themes, zoom, targets.
@@ -56,17 +56,7 @@ test.describe('App shell (A4, A7)', () => {
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       // Measured once the screen's entry animations are over: a box caught mid-animation (scaled)
       // measured 43.9 px on a loaded machine.
-      await page.evaluate(() =>
-        Promise.all(
-          (
-            globalThis as unknown as {
-              document: { getAnimations(): { finished: Promise<unknown> }[] };
-            }
-          ).document
-            .getAnimations()
-            .map((a) => a.finished),
-        ),
-      );
+      await animationsDone(page);
       // Radios and checkboxes are targeted through their 44 px tall labels.
       const small = await page.evaluate(() => {
         type El = {

@@ -1,4 +1,4 @@
-import { expect, expectAccessible, test } from './support/fixtures.ts';
+import { animationsDone, expect, expectAccessible, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
 import { barrier, pairedTestMachine, startSession } from './support/phone.ts';
 import { untilCached } from './support/stored.ts';
@@ -187,6 +187,7 @@ test.describe('U4.question: question cards read right', () => {
     await expect(free.getByText(/Choose/)).toHaveCount(0);
     await expect(page.getByText('Question waiting', { exact: true })).toBeVisible();
     await expect(page.getByText('Waiting for approval', { exact: true })).toHaveCount(0);
+    await animationsDone(page);
     for (const name of ['y', 'no, and here is a much longer label that wraps on a phone']) {
       const box = await page.locator('label.choice', { hasText: name }).boundingBox();
       expect(box!.width).toBeGreaterThanOrEqual(44);

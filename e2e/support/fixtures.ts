@@ -1,7 +1,10 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { APP_ORIGIN } from '../../playwright.config.ts';
+import { animationsDone } from './animations.ts';
 import { startMachine, startRelay, type MockMachine, type Relay } from './processes.ts';
+
+export { animationsDone };
 
 /** Every test gets its own relay on a free port, stopped (whole process group) afterwards. */
 export const test = base.extend<{
@@ -38,11 +41,7 @@ export const appUrl = APP_ORIGIN;
 
 /** A7: zero serious or critical axe violations on every screen. */
 export async function expectAccessible(page: Page, screen: string) {
-  // A card fades in (160 ms): axe measures contrast on whatever opacity it catches, so wait for
-  // running animations to finish rather than judging a half-drawn frame.
-  await page.evaluate(() =>
-    Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))),
-  );
+  await animationsDone(page);
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
