@@ -39,10 +39,10 @@ export async function startScan(
   });
   try {
     const Native = (globalThis as { BarcodeDetector?: DetectorCtor }).BarcodeDetector;
-    // The decoder is fetched only once there is a camera to read.
+    // The decoder is fetched only once there is a camera to read, while the viewfinder shows.
     const detector = Native
-      ? new Native({ formats: ['qr_code'] })
-      : (await import('./qr-frames.ts')).makeFrameDetector();
+      ? Promise.resolve(new Native({ formats: ['qr_code'] }))
+      : import('./qr-frames.ts').then((m) => m.makeFrameDetector());
     return await scanFrames(detector, stream, container, onCode);
   } catch (e) {
     for (const track of stream.getTracks()) track.stop();
@@ -51,11 +51,12 @@ export async function startScan(
 }
 
 async function scanFrames(
-  detector: Detector,
+  detecting: Promise<Detector>,
   stream: MediaStream,
   container: HTMLElement,
   onCode: (text: string) => void,
 ): Promise<Scan> {
+  void detecting.catch(() => undefined); // awaited below, unless the video fails first
   const video = document.createElement('video');
   video.muted = true;
   video.playsInline = true;
@@ -63,6 +64,10 @@ async function scanFrames(
   video.srcObject = stream;
   container.append(video);
   await video.play().catch((e: unknown) => {
+    video.remove();
+    throw e;
+  });
+  const detector = await detecting.catch((e: unknown) => {
     video.remove();
     throw e;
   });
