@@ -84,3 +84,19 @@ export function markedProcesses(mark: string): number[] {
 export function killMarked(mark: string): void {
   for (const pid of markedProcesses(mark)) killTree(pid);
 }
+
+const GONE_POLL_MS = 10;
+
+/**
+ * Until no process carrying `mark` runs (a zombie counts as gone), for at most `limitMs`: a
+ * SIGKILL is delivered at once but acted on when the process is next scheduled, so a turn that
+ * says its processes are gone waits for them. False when some are still there at the limit.
+ */
+export async function whenMarkedGone(mark: string, limitMs: number): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  while (markedProcesses(mark).length > 0) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, GONE_POLL_MS));
+  }
+  return true;
+}

@@ -14,7 +14,7 @@ import type {
   TurnOutcome,
 } from '../agent.ts';
 import { outcomeOf } from '../agent.ts';
-import { killMarked, killTree, newRunMark, RUN_MARK_ENV } from '../process-tree.ts';
+import { killMarked, killTree, newRunMark, RUN_MARK_ENV, whenMarkedGone } from '../process-tree.ts';
 import { realTimers } from '../../timers.ts';
 import { answersOf, approvalAsk, callLine, questionsOf, resultText } from './tools.ts';
 
@@ -37,6 +37,8 @@ export const INTERRUPT_BACKSTOP_MS = 3000;
 /** After a turn's result, how long the CLI gets to exit by itself (it writes its session file). */
 const EXIT_GRACE_MS = 3000;
 const STDERR_TAIL_CHARS = 2000;
+/** How long killed processes get to die before a turn is reported anyway. */
+const GONE_LIMIT_MS = 2000;
 
 /** Said to Claude with a deny: why the tool did not run. */
 export function denial(a: Extract<ApprovalAnswer, { allowed: false }>): string {
@@ -70,6 +72,11 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
   const endAll = () => {
     for (const child of live) if (child.pid !== undefined) killTree(child.pid);
     killMarked(mark);
+  };
+  /** endAll, then until what it killed has died: a turn reported ended leaves nothing running. */
+  const endAllGone = async () => {
+    endAll();
+    await whenMarkedGone(mark, GONE_LIMIT_MS);
   };
 
   async function attempt(prompt: string, ctx: AgentContext) {
@@ -228,7 +235,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
         new Promise<void>((r) => (grace = setTimeout(r, EXIT_GRACE_MS))),
       ]);
       clearTimeout(grace);
-      endAll();
+      await endAllGone();
     };
     if (reported) {
       // E4: Claude said the turn ended; the phone is told now, the CLI finishes meanwhile.
@@ -237,7 +244,7 @@ export function openClaudeSession(cfg: ClaudeConfig, o: OpenOptions): AgentSessi
       await exited();
     } else {
       // Stopped before any result (the backstop, or the CLI died): nothing of it runs on.
-      endAll();
+      await endAllGone();
     }
     return { final: final as { ok: boolean; text: string } | null, last, failure, stderrTail };
   }
