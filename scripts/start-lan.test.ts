@@ -10,7 +10,7 @@ import { httpsGet } from './start/caddy.ts';
 import { START_ENV } from './start/config.ts';
 import { OTHER_HEADERS, PRODUCTION_CSP } from './security-headers.ts';
 import { LAN_CA_VALIDITY_DAYS } from './start/lan-ca.ts';
-import { freePort } from '../testkit/ports.ts';
+import { freePorts } from '../testkit/ports.ts';
 import { alive, npmStart, npmStartRefused } from './test-support/npm-start.ts';
 
 // P4: `npm start -- --lan` on loopback: the LAN address is 127.0.0.1 here (DSH_LAN_HOST), and
@@ -55,13 +55,8 @@ describe('P4: the phone on the LAN in one command', () => {
   });
 
   it('P4, F2: --lan puts Caddy, on the LAN address only and with the project’s own name-constrained, short-lived CA, in front of the app and the relay; the phone downloads the root (QR, link, Android and iOS steps), then pairs with https://<lan address>/#pair=…', async () => {
-    const ports = {
-      relay: await freePort(),
-      app: await freePort(),
-      lane: await freePort(),
-      lan: await freePort(),
-      ca: await freePort(),
-    };
+    const [relay, app, lane, lan, ca] = await freePorts(5);
+    const ports = { relay: relay!, app: app!, lane: lane!, lan: lan!, ca: ca! };
     const env = {
       [START_ENV.dataDir]: dataDir,
       [START_ENV.relayPort]: String(ports.relay),

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { START_ENV } from './start/config.ts';
-import { freePort } from '../testkit/ports.ts';
+import { freePort, freePorts } from '../testkit/ports.ts';
 import { npmStartRefused } from './test-support/npm-start.ts';
 
 // P4: with one of its ports taken, `npm start` says so in one line naming the variable that
@@ -58,8 +58,10 @@ describe('P4: npm start with its ports already in use', () => {
 
   it('P4: without --lan only its own three ports count; one taken is the only line', async () => {
     const env: Record<string, string> = { [START_ENV.dataDir]: dataDir };
-    for (const v of [START_ENV.relayPort, START_ENV.lanePort]) env[v] = String(await freePort());
-    env[START_ENV.appPort] = String(await freePort());
+    const [relay, lane, app] = await freePorts(3);
+    env[START_ENV.relayPort] = String(relay);
+    env[START_ENV.lanePort] = String(lane);
+    env[START_ENV.appPort] = String(app);
     await hold(Number(env[START_ENV.appPort]));
     const r = await npmStartRefused(env);
     expect(r.code).toBe(1);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from './start/children.ts';
 import { START_ENV } from './start/config.ts';
-import { freePort } from '../testkit/ports.ts';
+import { freePorts } from '../testkit/ports.ts';
 import { alive, npmStart } from './test-support/npm-start.ts';
 
 // `npm start` as a user runs it — a real npm process in its own group, on ports of
@@ -16,7 +16,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start: the whole demo', () => {
   it('Q1: starts relay, machine with the device lane, an enrolled executor and the app; each answers; Ctrl-C stops every process; a second start reuses .data', async () => {
-    const [relayPort, appPort, lanePort] = [await freePort(), await freePort(), await freePort()];
+    const [relayPort, appPort, lanePort] = await freePorts(3);
     const env = {
       [START_ENV.dataDir]: dataDir,
       [START_ENV.relayPort]: String(relayPort),

@@ -15,3 +15,24 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `count` distinct free loopback ports: every throwaway listener stays open until all are
+ * taken, so the kernel cannot hand out one port twice (two `freePort()` calls in a row can).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const s = net.createServer();
+      servers.push(s);
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((s) => (s.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  }
+}
