@@ -522,38 +522,48 @@ async function main() {
   console.log(
     `load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}, at end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
   );
-  console.log(
-    '\nask → card (ms: the adapter handing the ask to the machine → the phone opened the card)',
+  table(
+    'ask → card (ms: the adapter handing the ask to the machine → the phone opened the card)',
+    [
+      'agent',
+      'asks',
+      'p50',
+      'p95',
+      'max',
+      'machine p50 / p95',
+      'relay + phone p50 / p95',
+      'p50 / p95 vs mock',
+    ],
+    latency,
   );
-  console.log(
-    '| agent | asks | p50 | p95 | max | machine p50 / p95 | relay + phone p50 / p95 | p50 / p95 vs mock |',
+  table(
+    'after the machine (ms, p50 / p95): in the link queue (and frames written ahead of the card, p50 / max), socket → relay read, relay read → forward, forward → phone opened',
+    ['agent', 'link queue', 'frames ahead', '→ relay', 'relay', '→ phone'],
+    split,
   );
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const l of latency) console.log(l);
-  console.log(
-    '\nafter the machine (ms, p50 / p95): in the link queue (and frames written ahead of the card, p50 / max), socket → relay read, relay read → forward, forward → phone opened',
+  table(
+    'memory (RSS, MB; ratios to the idle machine process of the same agent)',
+    [
+      'agent',
+      'live sessions',
+      'machine',
+      'machine / idle',
+      'agent processes',
+      'per session',
+      'agents / idle machine',
+    ],
+    mem,
   );
-  console.log('| agent | link queue | frames ahead | → relay | relay | → phone |');
-  console.log('|---|---|---|---|---|---|');
-  for (const l of split) console.log(l);
-  console.log('\nmemory (RSS, MB; ratios to the idle machine process of the same agent)');
-  console.log(
-    '| agent | live sessions | machine | machine / idle | agent processes | per session | agents / idle machine |',
+  table(
+    `stop → not running (ms from the phone sending session.interrupt while the allowed command runs; ${N_STOPS} stops each, a new session each)`,
+    ['agent', 'until', 'stops', 'p50', 'p95', 'max', 'p50 / p95 vs mock'],
+    stopped,
   );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const l of mem) console.log(l);
-  console.log(
-    `\nstop → not running (ms from the phone sending session.interrupt while the allowed command runs; ${N_STOPS} stops each, a new session each)`,
+  table(
+    "turn.final after the stop, where the time went (ms, p50 / p95): the phone's interrupt → the machine handed turn.final to its link (relay in, the agent stopping, the machine), in the link's send queue, socket write → phone opened",
+    ['agent', 'stops', '→ machine handed it', 'link queue', '→ phone opened'],
+    finals,
   );
-  console.log('| agent | until | stops | p50 | p95 | max | p50 / p95 vs mock |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const l of stopped) console.log(l);
-  console.log(
-    "\nturn.final after the stop, where the time went (ms, p50 / p95): the phone's interrupt → the machine handed turn.final to its link (relay in, the agent stopping, the machine), in the link's send queue, socket write → phone opened",
-  );
-  console.log('| agent | stops | → machine handed it | link queue | → phone opened |');
-  console.log('|---|---|---|---|---|');
-  for (const l of finals) console.log(l);
   console.log('');
   for (const l of promises) console.log(l);
 }
@@ -562,4 +572,12 @@ try {
   await main();
 } finally {
   for (const c of cleanups.splice(0).reverse()) await c();
+}
+
+/** One Markdown table of the report, under its title. */
+function table(title: string, columns: readonly string[], rows: readonly string[]): void {
+  console.log(`\n${title}`);
+  console.log(`| ${columns.join(' | ')} |`);
+  console.log(`|${columns.map(() => '---|').join('')}`);
+  for (const row of rows) console.log(row);
 }
