@@ -46,6 +46,11 @@ export const CANCEL_BACKSTOP_MS = 3000;
 /** E4: a command the turn started gets this long after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 500;
 /**
+ * When the connection closes under a request the agent has most likely died; its pipe closes a
+ * moment before its exit is seen, and the exit (code or signal, the end of its stderr) says more.
+ */
+const EXIT_SEEN_MS = 1000;
+/**
  * E10: how long an agent that offers `loadSession` is kept between turns (idle, holding the
  * conversation); then it is ended, and the next reply starts it again with `session/load`. One
  * without `loadSession` is kept: ending it would lose the conversation.
@@ -76,6 +81,18 @@ type Turn = {
   text: string;
   all: string[];
 };
+
+/** How the agent died, when the connection closed because it did; null for any other failure. */
+async function deathOf(p: AcpProcess, name: string): Promise<string | null> {
+  if (!p.conn.signal.aborted) return null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const why = await Promise.race([
+    p.exited,
+    new Promise<null>((r) => (timer = setTimeout(() => r(null), EXIT_SEEN_MS))),
+  ]);
+  clearTimeout(timer);
+  return why === null ? null : `${name} stopped (${why})`;
+}
 
 const stoppedText = (reason: unknown) =>
   typeof reason === 'string' ? `Turn stopped: ${reason}.` : 'Turn stopped.';
@@ -305,7 +322,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AcpSessio
         p.exited.then((why) => Promise.reject(new Error(`${name} stopped (${why})`))),
       ]);
     } catch (e) {
-      failure = (e as Error).message;
+      failure = (await deathOf(p, name)) ?? (e as Error).message;
     } finally {
       ctx.signal.removeEventListener('abort', onStop);
       if (backstop !== undefined) timers.clearTimeout(backstop);
