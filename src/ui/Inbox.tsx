@@ -132,7 +132,7 @@ export default function Inbox() {
                         </span>
                         <Show when={startedAtDesk(row().session)}>
                           <span class="row-sub row-folder">
-                            {ui.t('session.cwd')}
+                            <span class="cwd-label">{ui.t('session.cwd')}</span>
                             <code>{row().session.cwd}</code>
                           </span>
                         </Show>

@@ -90,13 +90,13 @@ export default function SessionScreen(props: {
                       </Show>
                     </p>
                     <p class="cwd">
-                      {ui.t('session.cwd')}
+                      <span class="cwd-label">{ui.t('session.cwd')}</span>
                       <code>{s().cwd}</code>
                     </p>
                     <Show when={agentLine(s())}>
                       {(line) => (
                         <p class="cwd">
-                          {ui.t('session.agent')}
+                          <span class="cwd-label">{ui.t('session.agent')}</span>
                           <code>{line()}</code>
                         </p>
                       )}
