@@ -15,12 +15,23 @@ export const consoleLog: Log = (level, code, message) => {
 };
 
 /**
+ * E9.9: a new phone on this machine, approved (the first) or asking to join: the owner must see
+ * its name and key fingerprint — and, for one that waits, the command that lets it in — also at
+ * a quiet desk. Not a coming or going: a phone the owner may not know of.
+ */
+export const DESK_NEWS_CODES = ['phone-registered', 'phone-pending'] as const;
+const isDeskNews = (code: string) => (DESK_NEWS_CODES as readonly string[]).includes(code);
+
+/** A formatted log line that is desk news (scripts/start.ts filters the machine's output). */
+export const DESK_NEWS_LINE = new RegExp(`^\\S+ (info|warn) +(${DESK_NEWS_CODES.join('|')}): `);
+
+/**
  * U5: what a person at the desk sees. Quiet unless `verbose`: errors, and warnings other than
  * the relay's and the phones' comings and goings (the desk's `status` answers those); no info.
  */
 export function deskLog(print: (line: string) => void, o: { verbose: boolean }): Log {
   return (level, code, message) => {
-    if (!o.verbose) {
+    if (!o.verbose && !isDeskNews(code)) {
       if (level === 'info') return;
       if (level === 'warn' && /^(relay|phone|device)-/.test(code)) return;
     }

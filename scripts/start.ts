@@ -6,6 +6,7 @@
 // computer's LAN address, so a phone on the same network gets a secure origin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DESK_NEWS_LINE } from '../machine/log.ts';
 import { makeTerminal } from '../machine/desk/terminal.ts';
 import { terminalQr, wantsColour } from '../machine/desk/terminal-qr.ts';
 import { buildIfNeeded } from './start/build.ts';
@@ -33,7 +34,7 @@ const MACHINE_DISPLAY = [
   /^The user credential stays in|^the command reads it there|^command line\. On another computer/,
 ];
 /** U5: quiet unless --verbose: the machine's info lines and the relay's, phones' and devices'
- * comings and goings (the desk's `status` answers those). */
+ * comings and goings (the desk's `status` answers those) — but never E9.9's new phones. */
 const MACHINE_CHATTER = /^\S+ (info |warn {2}(relay|phone|device)-)/;
 
 const parts: Part[] = [];
@@ -182,7 +183,7 @@ async function main(): Promise<void> {
         quiet: {
           test: (line: string) =>
             MACHINE_DISPLAY.some((re) => re.test(line)) ||
-            (!config.verbose && MACHINE_CHATTER.test(line)),
+            (!config.verbose && MACHINE_CHATTER.test(line) && !DESK_NEWS_LINE.test(line)),
         },
         // Behind Caddy the machine dials wss:// and must trust Caddy's local CA.
         ...(lan ? { env: { NODE_EXTRA_CA_CERTS: lan.root } } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deskLog } from '../log.ts';
+import { DESK_NEWS_LINE, deskLog } from '../log.ts';
 import { DESK_PROMPT, makeTerminal } from './terminal.ts';
 import { captureStream, TERMINAL_CONTROL, typedInput } from '../test-support/terminal-capture.ts';
 import { until } from '../../testkit/until.ts';
@@ -64,6 +64,12 @@ describe('U5: the desk log is quiet by default, --verbose shows the rest', () =>
     ['warn', 'relay-disconnected', 'lost the relay; reconnecting'],
     ['warn', 'replayed-request', 'dispatch.request 1234 refused'],
     ['error', 'relay-unreachable', 'cannot reach the relay'],
+    ['info', 'phone-registered', 'new phone "Pixel 7 · Chrome" 1a2b-3c4d (approved)'],
+    [
+      'warn',
+      'phone-pending',
+      'New phone "iPhone" 5e6f-7a8b asks to join — phones approve 0badc0de',
+    ],
   ] as const;
   const shown = (verbose: boolean) => {
     const printed: string[] = [];
@@ -72,11 +78,16 @@ describe('U5: the desk log is quiet by default, --verbose shows the rest', () =>
     return printed.map((l) => l.replace(/^\S+ /, ''));
   };
 
-  it("U5: quiet: errors, and warnings but the relay's and phones' comings and goings", () => {
+  it("U5 + E9.9: quiet: errors, warnings but the relay's and phones' comings and goings, and every new phone — the one approved and the one asking to join with its approve command", () => {
     expect(shown(false)).toEqual([
       'warn  replayed-request: dispatch.request 1234 refused',
       'error relay-unreachable: cannot reach the relay',
+      'info  phone-registered: new phone "Pixel 7 · Chrome" 1a2b-3c4d (approved)',
+      'warn  phone-pending: New phone "iPhone" 5e6f-7a8b asks to join — phones approve 0badc0de',
     ]);
+    // The same lines pass npm start's filter of the machine's output.
+    const quietStart = shown(true).filter((l) => DESK_NEWS_LINE.test(`2026-12-07T00:00:00Z ${l}`));
+    expect(quietStart).toHaveLength(2);
   });
 
   it('U5: --verbose: every line', () => {
