@@ -1,18 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { writeFileAtomic } from '../atomic-file.ts';
 
 // E10 (desk sessions): our entries in the user's Claude Code settings. Install adds one hook per
 // event we listen to, remove takes exactly those out; nothing else in the file changes (every
@@ -199,8 +189,6 @@ export function planSettings(file: string, command: string | null): SettingsPlan
 export function applySettings(plan: SettingsPlan): void {
   if (!plan.changes) return;
   const dir = path.dirname(plan.file);
-  const tmp = `${plan.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  let fd: number | undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     let mode = 0o600;
@@ -215,19 +203,8 @@ export function applySettings(plan: SettingsPlan): void {
         'settings-write-failed',
         `${plan.file} changed while the change was being confirmed; run the command again`,
       );
-    fd = openSync(tmp, 'wx', mode);
-    writeSync(fd, plan.after);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, plan.file);
+    writeFileAtomic(plan.file, plan.after, mode);
   } catch (e) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // never created
-    }
     if (e instanceof SettingsError) throw e;
     throw new SettingsError(
       'settings-write-failed',

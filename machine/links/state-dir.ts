@@ -1,17 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-  fsyncSync,
-  closeSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../atomic-file.ts';
 
 // The machine's state folder: the pairing secret (owner-only: folder 0700, file 0600) and the
 // pairing code for scripts. The secret is created once from the CSPRNG and reused; `--re-pair`
@@ -42,22 +32,9 @@ export class StateError extends Error {
 
 /** Writes a file owner-only and atomically: a temp file, fsync, rename; never half-written. */
 export function writePrivateFile(file: string, content: string): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  let fd: number | undefined;
   try {
-    fd = openSync(tmp, 'wx', 0o600);
-    writeSync(fd, content);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, file);
+    writeFileAtomic(file, content, 0o600);
   } catch (e) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // the temp file was never created or is already gone
-    }
     throw new StateError('write-failed', `cannot write ${file}: ${(e as Error).message}`);
   }
 }
