@@ -2,6 +2,12 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTmpDir } from '../../testkit/tmp.ts';
+import {
+  callLine as call,
+  resultLine as result,
+  saidLine as said,
+  userLine as user,
+} from '../test-support/claude-session-file.ts';
 import { makeTranscriptReader } from './claude-transcript.ts';
 
 // E10 (desk sessions): the reader of Claude Code's own session file, and the position it hands
@@ -18,20 +24,6 @@ function file(): string {
   return path.join(t.dir, 'session.jsonl');
 }
 
-const user = (text: string) =>
-  `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
-const said = (text: string) =>
-  `${JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text }] } })}\n`;
-const call = (id: string, command: string) =>
-  `${JSON.stringify({
-    type: 'assistant',
-    message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
-  })}\n`;
-const result = (id: string, text: string) =>
-  `${JSON.stringify({
-    type: 'user',
-    message: { content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
-  })}\n`;
 const texts = (lines: Array<{ text: string }>) => lines.map((l) => l.text);
 
 describe('E10: reading a desk session’s transcript file', () => {

@@ -5,6 +5,12 @@ import { describe, expect, it } from 'vitest';
 import type { MachineMessage } from '../../protocol/index.ts';
 import { makeManualTimers } from '../../testkit/manual-clock.ts';
 import { is, relaySuite, rid } from '../test-support/relay-suite.ts';
+import {
+  callLine as call,
+  resultLine as result,
+  saidLine as said,
+  userLine as user,
+} from '../test-support/claude-session-file.ts';
 import { HOOK_PROGRAM } from './claude-settings.ts';
 
 // E10 (desk sessions): the machine's side of Claude Code's hooks, fed through the real hook
@@ -19,23 +25,6 @@ function hook(socket: string, event: object): Promise<string> {
   child.stdin.end(JSON.stringify(event));
   return new Promise((r) => child.on('exit', () => r(out)));
 }
-
-const line = (role: 'user' | 'assistant', text: string) =>
-  `${JSON.stringify({
-    type: role,
-    message: { role, content: role === 'user' ? text : [{ type: 'text', text }] },
-  })}\n`;
-
-const call = (id: string, command: string) =>
-  `${JSON.stringify({
-    type: 'assistant',
-    message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
-  })}\n`;
-const result = (id: string, text: string) =>
-  `${JSON.stringify({
-    type: 'user',
-    message: { content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
-  })}\n`;
 
 describe('E10: sessions started at the desk, at the machine', () => {
   it('E10 hooks: a card nobody answers expires and the hook gets no decision — never an allow; Claude’s own dialog decides', async () => {
@@ -153,10 +142,10 @@ describe('E10: sessions started at the desk, at the machine', () => {
   it('E10 hooks: after a restart the same Claude session is the same session, still live:false, and its transcript resumes where reading stopped — what Claude wrote while the machine was down is shown at start (a half-written line whole, a tool result still named), nothing twice', async () => {
     const w = await suite.world();
     const transcript = path.join(w.root, 'claude-session.jsonl');
-    const half = line('assistant', 'Renamed 3 images.');
+    const half = said('Renamed 3 images.');
     writeFileSync(
       transcript,
-      line('user', 'Rename the images') + call('toolu_1', 'mv a.png b.png') + half.slice(0, 25),
+      user('Rename the images') + call('toolu_1', 'mv a.png b.png') + half.slice(0, 25),
     );
     const event = { session_id: 'desk-restart', transcript_path: transcript, cwd: w.root };
     await hook(w.machine.hookSocket!, {
@@ -186,7 +175,7 @@ describe('E10: sessions started at the desk, at the machine', () => {
     expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual(caughtUp);
 
     // The next event reads on from there: the new line once, nothing before it again.
-    appendFileSync(transcript, line('assistant', 'Done.'));
+    appendFileSync(transcript, said('Done.'));
     await hook(m.hookSocket!, { ...event, hook_event_name: 'Stop' });
     expect(m.sessions()).toMatchObject([{ sessionId: s!.sessionId, live: false, state: 'done' }]);
     expect(m.transcript(s!.sessionId).map((e) => e.text)).toEqual([...caughtUp, 'Done.']);
@@ -206,12 +195,12 @@ describe('E10: sessions started at the desk, at the machine', () => {
       hook_event_name: 'UserPromptSubmit',
       prompt: 'Tidy up',
     });
-    writeFileSync(transcript, line('user', 'Tidy up'));
+    writeFileSync(transcript, user('Tidy up'));
     await hook(w.machine.hookSocket!, { ...event, hook_event_name: 'Stop' });
     const [s] = w.machine.sessions();
     expect(s).toMatchObject({ state: 'done' });
     // Written after the last event: read because the file changed, not because a hook ran.
-    appendFileSync(transcript, line('assistant', 'All tidy.'));
+    appendFileSync(transcript, said('All tidy.'));
     await phone.waitFor(
       (m) =>
         m.type === 'session.update' &&
