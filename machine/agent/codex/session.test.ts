@@ -232,9 +232,8 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     });
   }
 
-  it("E11/T3: Codex does not answer the steer within STEER_LIMIT_MS (the manual clock): the owner's words go before the next prompt", async () => {
-    home = makeCodexHome(fake);
-    script(escalated('rm notes.txt'));
+  /** 'tidy up' denied with words while Codex is frozen, STEER_LIMIT_MS passed on the manual clock. */
+  async function steerUnanswered() {
     const clock = makeManualTimers();
     const s = session(undefined, { timers: clock });
     const r = frozenDeny(s);
@@ -243,6 +242,13 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
     await steerArmed;
     const pid = s.pid!;
     clock.advance(STEER_LIMIT_MS);
+    return { clock, s, r, running, pid };
+  }
+
+  it("E11/T3: Codex does not answer the steer within STEER_LIMIT_MS (the manual clock): the owner's words go before the next prompt", async () => {
+    home = makeCodexHome(fake);
+    script(escalated('rm notes.txt'));
+    const { clock, s, r, running, pid } = await steerUnanswered();
     // Still frozen: the turn is stopped, and past the backstop the process goes (E4).
     r.stop('stopped from the phone');
     clock.advance(INTERRUPT_BACKSTOP_MS);
@@ -258,14 +264,8 @@ describe('Codex app-server adapter (real codex 0.171.0, fake model)', () => {
   it('E11/T3: a steer Codex takes after STEER_LIMIT_MS is not told again with the next prompt', async () => {
     home = makeCodexHome(fake);
     const first = script(escalated('rm notes.txt'), { kind: 'text', text: 'I kept the notes.' });
-    const clock = makeManualTimers();
-    const s = session(undefined, { timers: clock });
-    const r = frozenDeny(s);
-    const steerArmed = clock.whenArmed(STEER_LIMIT_MS);
-    const running = s.runTurn('tidy up', r.ctx);
-    await steerArmed;
-    clock.advance(STEER_LIMIT_MS);
-    process.kill(-s.pid!, 'SIGCONT'); // Codex reads the steer, then the decline
+    const { s, running, pid } = await steerUnanswered();
+    process.kill(-pid, 'SIGCONT'); // Codex reads the steer, then the decline
     expect(await running).toMatchObject({ ok: true, summary: 'I kept the notes.' });
     expect(times(sent(first[1]), NOTE)).toBe(1);
     const seen = script({ kind: 'text', text: 'Understood.' });
