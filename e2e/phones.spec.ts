@@ -1,5 +1,5 @@
-import { animationsDone, expect, pairByCode, test } from './support/fixtures.ts';
-import { untilMachineKnowsApp } from './support/app-phone.ts';
+import { animationsDone, expect, test } from './support/fixtures.ts';
+import { pairAsFirstPhone } from './support/app-phone.ts';
 import { makeE6Phone, type E6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
 import { readKeyval } from './support/sw.ts';
@@ -28,8 +28,7 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   const pairing = parsePairing(laptop.pairingCode);
   if (!pairing.ok) throw new Error(pairing.message);
   // E9: the app pairs first, so it is the approved phone; A and B, paired later, wait for it.
-  await pairByCode(page, laptop.pairingCode, 'laptop');
-  await untilMachineKnowsApp(page, roomKeys(pairing.value.secretBytes).roomId);
+  const roomId = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone B');
   const listed = await phonesOf(a, 3);
@@ -37,7 +36,7 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   expect(listed.phones.map((p) => p.phoneId)).toContain(app?.phone?.phoneId);
 
   // E9: Machine › Phones shows A and B waiting, with their key fingerprints; the app lets A in.
-  await nav(page, `#/m/${roomKeys(pairing.value.secretBytes).roomId}/phones`);
+  await nav(page, `#/m/${roomId}/phones`);
   const waiting = page.getByRole('list', { name: 'Phones' }).getByRole('listitem');
   await expect(waiting.filter({ hasText: 'Waiting for approval' })).toHaveCount(2);
   await expect(waiting.filter({ hasText: 'Test phone A' })).toContainText(/Key [0-9a-f]{4}-/);
@@ -137,10 +136,7 @@ test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 4
   relay,
 }) => {
   const laptop = await machine('laptop');
-  const pairing = parsePairing(laptop.pairingCode);
-  if (!pairing.ok) throw new Error(pairing.message);
-  await pairByCode(page, laptop.pairingCode, 'laptop');
-  await untilMachineKnowsApp(page, roomKeys(pairing.value.secretBytes).roomId);
+  const roomId = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
   await phonesOf(a, 2);
   await page.setViewportSize({ width: 320, height: 700 });
@@ -149,7 +145,7 @@ test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 4
   for (const locale of ['en', 'zh-CN']) {
     await page.evaluate((l) => localStorage.setItem('dsh.locale', l), locale);
     await page.reload();
-    await nav(page, `#/m/${roomKeys(pairing.value.secretBytes).roomId}/phones`);
+    await nav(page, `#/m/${roomId}/phones`);
     const row = page.locator(`li[data-phone-id="${a.phoneId}"]`);
     const approve = row.locator('.btn.allow');
     const revoke = row.locator('.btn.deny');

@@ -10,10 +10,9 @@ import { writeFileSync } from 'node:fs';
 import path, { join } from 'node:path';
 import type { CDPSession, Page } from '@playwright/test';
 import { HOOK_PROGRAM } from '../machine/hooks/claude-settings.ts';
-import { parsePairing, roomKeys } from '../protocol/index.ts';
-import { untilMachineKnowsApp } from './support/app-phone.ts';
+import { pairAsFirstPhone } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
-import { expect, pairByCode, test } from './support/fixtures.ts';
+import { expect, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
 
 const OUT = path.resolve(process.env.SHOTS_DIR ?? 'screenshots/polish');
@@ -90,11 +89,7 @@ test('Pictures: the inbox, Machine › Phones in Chinese, a session started at t
 }) => {
   test.setTimeout(4 * 60_000);
   const laptop = await machine('laptop');
-  await pairByCode(page, laptop.pairingCode, 'laptop');
-  const pairing = parsePairing(laptop.pairingCode);
-  if (!pairing.ok) throw new Error(pairing.message);
-  const room = roomKeys(pairing.value.secretBytes).roomId;
-  await untilMachineKnowsApp(page, room);
+  const room = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'iPhone 15 · Safari');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
   await page.getByRole('button', { name: 'Approve iPhone 15 · Safari' }).click();

@@ -7,8 +7,7 @@
 // e2e/states.shots.ts`. Not part of `npm test`.
 import path from 'node:path';
 import type { CDPSession, Page } from '@playwright/test';
-import { parsePairing, roomKeys } from '../protocol/index.ts';
-import { untilMachineKnowsApp } from './support/app-phone.ts';
+import { pairAsFirstPhone } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { expect, pairByCode, test } from './support/fixtures.ts';
 import { ALLOW_RUN, nav } from './support/nav.ts';
@@ -71,12 +70,9 @@ test('Pictures: the session screen offline, ended, and Machine › Phones', asyn
   test.setTimeout(4 * 60_000);
   const laptop = await machine('laptop');
   const server = await machine('build-server');
-  await pairByCode(page, laptop.pairingCode, 'laptop');
+  const laptopRoom = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
   await pairByCode(page, server.pairingCode, 'build-server');
-  const pairing = parsePairing(laptop.pairingCode);
-  if (!pairing.ok) throw new Error(pairing.message);
-  const laptopRoom = roomKeys(pairing.value.secretBytes).roomId;
-  await untilMachineKnowsApp(page, laptopRoom);
+  await nav(page, `#/m/${laptopRoom}/phones`);
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'iPhone 15 · Safari');
   const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Galaxy S24 · Samsung Internet');
   await page.getByRole('button', { name: 'Approve iPhone 15 · Safari' }).click();

@@ -1,4 +1,6 @@
 import { expect, type Page } from '@playwright/test';
+import { parsePairing, roomKeys } from '../../protocol/index.ts';
+import { pairByCode } from './fixtures.ts';
 import { nav } from './nav.ts';
 
 /**
@@ -11,4 +13,14 @@ export async function untilMachineKnowsApp(page: Page, roomId: string) {
   await nav(page, `#/m/${roomId}/phones`);
   const rows = page.getByRole('list', { name: 'Phones' }).getByRole('listitem');
   await expect(rows.filter({ hasText: 'This phone' })).toBeVisible({ timeout: 20_000 });
+}
+
+/** Pairs the app by `code` as the machine's approved (first) phone; returns the machine's room. */
+export async function pairAsFirstPhone(page: Page, code: string, machineName: string) {
+  const pairing = parsePairing(code);
+  if (!pairing.ok) throw new Error(pairing.message);
+  const roomId = roomKeys(pairing.value.secretBytes).roomId;
+  await pairByCode(page, code, machineName);
+  await untilMachineKnowsApp(page, roomId);
+  return roomId;
 }
