@@ -166,3 +166,33 @@ test('SC7: a waiting phone’s Approve and Revoke are 16 px apart at least and 4
   }
   await a.close();
 });
+
+test('E6: a revoke being confirmed keeps what the owner typed when the machine re-sends the phone list (another phone pairs meanwhile)', async ({
+  page,
+  machine,
+  relay,
+}) => {
+  const laptop = await machine('laptop');
+  const roomId = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
+  const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
+  await phonesOf(a, 2);
+  await nav(page, `#/m/${roomId}/phones`);
+  await page.getByRole('button', { name: 'Revoke Test phone A' }).click();
+  const typed = page.getByLabel('Type Test phone A to confirm');
+  await typed.fill('Test pho');
+  await typed.evaluate((el) => el.setAttribute('data-before-list', ''));
+  const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone B');
+  await phonesOf(b, 3);
+  await expect(
+    page
+      .getByRole('list', { name: 'Phones' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Test phone B' }),
+  ).toBeVisible();
+  // The same field, not a new one: what was typed and where the cursor was are still there.
+  await expect(typed).toHaveAttribute('data-before-list', '');
+  await expect(typed).toHaveValue('Test pho');
+  await expect(typed).toBeFocused();
+  await a.close();
+  await b.close();
+});

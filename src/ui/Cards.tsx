@@ -1,6 +1,7 @@
-import { For, Show, createMemo } from 'solid-js';
+import { Show, createMemo } from 'solid-js';
 import type { OpenCard } from '../client/machine-view.ts';
 import { ApprovalCard } from './ApprovalCard.tsx';
+import { ByKey } from './ByKey.tsx';
 import { ClosedNotes, type NoteRef } from './ClosedNotes.tsx';
 import { useUi } from './context.tsx';
 import { QuestionCard } from './QuestionCard.tsx';
@@ -20,7 +21,6 @@ export function Cards(props: {
   notes?: NoteRef[];
 }) {
   const ui = useUi();
-  const byKey = createMemo(() => new Map(props.cards.map((c) => [keyOf(c), c])));
   const keys = createMemo(() => props.cards.map(keyOf));
   const viewOf = (roomId: string) => ui.state().machines.find((m) => m.roomId === roomId);
   // Every card shown during this visit, so its note can take its place when it closes.
@@ -37,23 +37,18 @@ export function Cards(props: {
   return (
     <>
       <div class="cards" aria-live="polite" aria-relevant="additions">
-        <For each={keys()}>
-          {(key) => {
-            const card = () => byKey().get(key);
-            const view = () => {
-              const c = card();
-              return c ? viewOf(c.roomId) : undefined;
-            };
+        <ByKey each={props.cards} key={keyOf}>
+          {(card) => {
             const approval = () => {
               const c = card();
-              return c?.kind === 'approval' ? c.approval : undefined;
+              return c.kind === 'approval' ? c.approval : undefined;
             };
             const question = () => {
               const c = card();
-              return c?.kind === 'question' ? c.question : undefined;
+              return c.kind === 'question' ? c.question : undefined;
             };
             return (
-              <Show when={view()}>
+              <Show when={viewOf(card().roomId)}>
                 {(v) => (
                   <>
                     <Show when={approval()}>
@@ -83,7 +78,7 @@ export function Cards(props: {
               </Show>
             );
           }}
-        </For>
+        </ByKey>
       </div>
       <ClosedNotes notes={notes()} machine={nameOf} />
     </>

@@ -1,7 +1,8 @@
-import { For, Show, createSignal } from 'solid-js';
+import { Show, createSignal } from 'solid-js';
 import type { PhoneEntry } from '../../../protocol/index.ts';
 import { phoneRows } from '../../client/phone-list.ts';
 import { phonesOffered } from '../../client/phones.ts';
+import { ByKey } from '../ByKey.tsx';
 import { useUi } from '../context.tsx';
 import { BlockedWhy, ErrorAlert } from '../widgets.tsx';
 import { MachineSubScreen } from './MachineSubScreen.tsx';
@@ -42,17 +43,17 @@ export default function Phones(props: { roomId: string }) {
           >
             {(phones) => (
               <ul class="list phones" aria-label={ui.t('phones.title')}>
-                <For each={phoneRows(phones(), me()?.phoneId)}>
+                <ByKey each={phoneRows(phones(), me()?.phoneId)} key={(row) => row.phone.phoneId}>
                   {(row) => (
                     <PhoneRow
                       roomId={props.roomId}
                       machine={v().name}
-                      phone={row.phone}
-                      mine={row.mine}
-                      sameName={row.sameName}
+                      phone={row().phone}
+                      mine={row().mine}
+                      sameName={row().sameName}
                     />
                   )}
-                </For>
+                </ByKey>
               </ul>
             )}
           </Show>

@@ -1,6 +1,7 @@
-import { For, Show, createEffect, createMemo, createSignal } from 'solid-js';
+import { Show, createEffect, createMemo, createSignal } from 'solid-js';
 import type { RuleEntry } from '../../../protocol/index.ts';
 import { extensionsOf } from '../../client/extensions.ts';
+import { ByKey } from '../ByKey.tsx';
 import { useUi } from '../context.tsx';
 import { BlockedWhy, OutboxAction } from '../widgets.tsx';
 import { MachineSubScreen } from './MachineSubScreen.tsx';
@@ -39,9 +40,9 @@ export default function Rules(props: { roomId: string }) {
             {(rules) => (
               <Show when={rules().length > 0} fallback={<p class="empty">{ui.t('rules.empty')}</p>}>
                 <ul class="list rules" aria-label={ui.t('rules.title')}>
-                  <For each={rules()}>
-                    {(rule) => <RuleRow roomId={props.roomId} rule={rule} />}
-                  </For>
+                  <ByKey each={rules()} key={(rule) => rule.ruleId}>
+                    {(rule) => <RuleRow roomId={props.roomId} rule={rule()} />}
+                  </ByKey>
                 </ul>
               </Show>
             )}
