@@ -1,4 +1,4 @@
-import { For, Index, Show } from 'solid-js';
+import { Index, Show } from 'solid-js';
 import { startedAtDesk } from '../client/extensions.ts';
 import { sessionCounts } from '../client/machine-view.ts';
 import { routeHref } from '../client/router.ts';
@@ -8,6 +8,7 @@ import { Cards } from './Cards.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { PhoneNotices } from './PhoneNotices.tsx';
 import { SessionChip } from './SessionChip.tsx';
+import { ByKey } from './ByKey.tsx';
 import { useUi } from './context.tsx';
 import { UnseenWaits } from './UnseenWaits.tsx';
 import { Icon } from './icons.tsx';
@@ -66,15 +67,15 @@ export default function Inbox() {
           <section class="section" aria-labelledby="inbox-machines">
             <h2 id="inbox-machines">{ui.t('inbox.machines')}</h2>
             <ul class="list">
-              <For each={ui.state().machines}>
+              <ByKey each={ui.state().machines} key={(m) => m.roomId}>
                 {(view) => {
-                  const counts = () => sessionCounts(view);
+                  const counts = () => sessionCounts(view());
                   return (
                     <li>
-                      <RowLink href={routeHref({ name: 'machine', roomId: view.roomId })}>
-                        <span class="row-title">{view.name}</span>
+                      <RowLink href={routeHref({ name: 'machine', roomId: view().roomId })}>
+                        <span class="row-title">{view().name}</span>
                         <span class="row-sub">
-                          <Presence view={view} />
+                          <Presence view={view()} />
                         </span>
                         <span class="row-sub">
                           {ui.t('inbox.counts', {
@@ -83,12 +84,12 @@ export default function Inbox() {
                           })}
                         </span>
                       </RowLink>
-                      <RepairBanner view={view} />
-                      <AsOf view={view} />
+                      <RepairBanner view={view()} />
+                      <AsOf view={view()} />
                     </li>
                   );
                 }}
-              </For>
+              </ByKey>
             </ul>
             <div class="actions">
               <a class="btn primary" href={routeHref({ name: 'new' })}>

@@ -3,6 +3,7 @@ import { extensionsOf, startedAtDesk } from '../../client/extensions.ts';
 import { phonesOffered } from '../../client/phones.ts';
 import { sessionsByActivity } from '../../client/machine-view.ts';
 import { routeHref } from '../../client/router.ts';
+import { ByKey } from '../ByKey.tsx';
 import { useUi } from '../context.tsx';
 import { SessionChip } from '../SessionChip.tsx';
 import { Icon } from '../icons.tsx';
@@ -80,38 +81,38 @@ export default function Machine(props: { roomId: string }) {
                   <p class="empty">{ui.t('machine.noSessions')}</p>
                 </Show>
                 <ul class="list">
-                  <For each={sessionsByActivity(v())}>
+                  <ByKey each={sessionsByActivity(v())} key={(s) => s.sessionId}>
                     {(s) => (
                       <li>
                         <RowLink
                           href={routeHref({
                             name: 'session',
                             roomId: v().roomId,
-                            sessionId: s.sessionId,
+                            sessionId: s().sessionId,
                           })}
                         >
-                          <span class="row-title">{s.title}</span>
+                          <span class="row-title">{s().title}</span>
                           <span class="chips">
-                            <SessionChip view={v()} session={s} />
-                            <Show when={s.dispatched}>
+                            <SessionChip view={v()} session={s()} />
+                            <Show when={s().dispatched}>
                               <span class="chip">{ui.t('session.dispatched')}</span>
                             </Show>
-                            <Show when={startedAtDesk(s)}>
+                            <Show when={startedAtDesk(s())}>
                               <span class="chip">{ui.t('session.atDeskChip')}</span>
                             </Show>
-                            <Show when={s.access === 'full'}>
+                            <Show when={s().access === 'full'}>
                               <span class="chip danger">{ui.t('session.fullAccess')}</span>
                             </Show>
                           </span>
-                          <Show when={s.activity}>
+                          <Show when={s().activity}>
                             <span class="row-sub">
-                              {ui.t('session.activity', { tool: s.activity! })}
+                              {ui.t('session.activity', { tool: s().activity! })}
                             </span>
                           </Show>
                         </RowLink>
                       </li>
                     )}
-                  </For>
+                  </ByKey>
                 </ul>
               </section>
               <Show when={extensionsOf(v()).approvalRules}>

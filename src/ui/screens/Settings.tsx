@@ -5,6 +5,7 @@ import { LOCALE_NAMES, type Locale } from '../../i18n/index.ts';
 import { currentPlatform } from '../../pwa/install-coach.ts';
 import { languageOf } from '../../../page-worker/language.ts';
 import { THEMES, useUi, type StorageState, type Theme } from '../context.tsx';
+import { ByKey } from '../ByKey.tsx';
 import { SecuritySettings } from '../SecuritySettings.tsx';
 import { Header, PairLink, Presence, RowLink } from '../widgets.tsx';
 
@@ -111,18 +112,18 @@ export default function Settings() {
         <section class="section" aria-labelledby="set-machines">
           <h2 id="set-machines">{ui.t('settings.machines')}</h2>
           <ul class="list">
-            <For each={ui.state().machines}>
+            <ByKey each={ui.state().machines} key={(m) => m.roomId}>
               {(m) => (
                 <li>
-                  <RowLink href={routeHref({ name: 'machine', roomId: m.roomId })}>
-                    <span class="row-title">{m.name}</span>
+                  <RowLink href={routeHref({ name: 'machine', roomId: m().roomId })}>
+                    <span class="row-title">{m().name}</span>
                     <span class="row-sub">
-                      <Presence view={m} />
+                      <Presence view={m()} />
                     </span>
                   </RowLink>
                 </li>
               )}
-            </For>
+            </ByKey>
           </ul>
           <div class="actions">
             <PairLink />
