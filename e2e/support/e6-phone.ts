@@ -105,5 +105,10 @@ export async function makeE6Phone(relayUrl: string, code: string, name: string):
     },
   };
   await phone.join();
+  // A machine that has printed its code may still be joining the room, and the relay drops what
+  // is sent to a room with no machine: once the machine shows itself (its status, sent when it
+  // sees this phone), register again unless the first one was answered.
+  await current().waitForMessage((m) => m.type === 'machine.status');
+  if (!current().messages.some((m) => m.type === 'phones')) register();
   return phone;
 }

@@ -44,6 +44,7 @@ export const ACT_BLOCKS = {
   offline: 'offline',
   machineOffline: 'machine-offline',
   repairNeeded: 'repair-needed',
+  phonePending: 'phone-pending',
   unknownMachine: 'unknown-machine',
   storageFailed: 'storage-failed',
 } as const;

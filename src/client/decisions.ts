@@ -8,7 +8,7 @@ import {
   type NetworkState,
 } from './client-types.ts';
 import { ACTION_STATES, type ActionKind, type Outbox } from './outbox.ts';
-import { phonesOffered } from './phones.ts';
+import { phonesOffered, waitingEntry } from './phones.ts';
 import type { makeReplyNotes } from './reply-notes.ts';
 import type { RoomLink } from './room-link.ts';
 import type { TimerHandle, Timeouts } from './socket.ts';
@@ -100,6 +100,8 @@ export function makeDecisions(options: {
     if (!link.joined(roomId)) return ACT_BLOCKS.offline;
     if (!view.machineOnline) return ACT_BLOCKS.machineOffline;
     if (view.repairNeeded) return ACT_BLOCKS.repairNeeded;
+    if (waitingEntry(view, link.room(roomId)?.paired.phone?.phoneId))
+      return ACT_BLOCKS.phonePending;
     return null;
   };
 

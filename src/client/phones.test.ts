@@ -147,6 +147,75 @@ describe('E6: each phone its own identity', () => {
   });
 });
 
+describe('E9.9: a phone waiting to be let in', () => {
+  const entry = (phoneId: string, state: 'pending' | 'approved') => ({
+    phoneId,
+    name: 'Pixel 8 · Chrome',
+    firstSeen: 1,
+    lastSeen: 2,
+    revoked: false,
+    presence: false,
+    state,
+    fingerprint: '0b7a-de52-b613-1607',
+  });
+
+  it('E9.9: listed as pending, the phone sends no action (phone-pending) and keeps no phone-pending refusal as an error; let in, it asks for a fresh snapshot', async () => {
+    const kv = makeMemoryKv();
+    const h = makeHarness({ kv, deps: { phoneName: () => 'Pixel 8 · Chrome' } });
+    await h.client.start();
+    const pairing = pairingFor('laptop', 7, RELAY, machineKeys.publicKey);
+    const { m, ws } = await pairAndJoin(h.client, h.sockets, pairing, status(true));
+    const me = stored(kv)[0]?.phone?.phoneId ?? '';
+    const gets = () => m.heard(ws).filter((x) => x.type === 'sessions.get').length;
+
+    m.say(ws, { type: 'phones', phones: [entry('p-owner', 'approved'), entry(me, 'pending')] });
+    expect(h.client.blocked(m.roomId)).toBe('phone-pending');
+    m.say(ws, {
+      type: 'approval.request',
+      approvalId: 'a1',
+      sessionId: 's1',
+      title: 'Run',
+      detail: 'ls',
+      createdAt: 0,
+    });
+    expect(await h.client.respondApproval(m.roomId, 'a1', 'deny')).toEqual({
+      ok: false,
+      code: 'phone-pending',
+    });
+    expect(m.heard(ws).filter((x) => x.type === 'approval.respond')).toEqual([]);
+    m.say(ws, {
+      type: 'error',
+      message: 'this phone waits',
+      context: 'sessions.get',
+      reason: 'phone-pending',
+    });
+    expect(h.client.state().machines[0]?.errors).toEqual([]);
+
+    const getsBefore = gets();
+    m.say(ws, { type: 'phones', phones: [entry('p-owner', 'approved'), entry(me, 'approved')] });
+    await flush();
+    expect(h.client.blocked(m.roomId)).toBeNull();
+    expect(gets()).toBe(getsBefore + 1);
+
+    // A list that says nothing new about this phone asks for nothing again.
+    m.say(ws, { type: 'phones', phones: [entry('p-owner', 'approved'), entry(me, 'approved')] });
+    expect(gets()).toBe(getsBefore + 1);
+  });
+
+  it('E9.9: a list that revokes the waiting phone is not taken as being let in', async () => {
+    const { client, m, ws, kv } = await pairedWithPhones();
+    const me = stored(kv)[0]?.phone?.phoneId ?? '';
+    m.say(ws, { type: 'phones', phones: [entry(me, 'pending')] });
+    const before = m.heard(ws).filter((x) => x.type === 'sessions.get').length;
+    m.say(ws, {
+      type: 'phones',
+      phones: [{ ...entry(me, 'pending'), revoked: true, state: 'revoked' }],
+    });
+    expect(m.heard(ws).filter((x) => x.type === 'sessions.get').length).toBe(before);
+    expect(client.blocked(m.roomId)).toBeNull();
+  });
+});
+
 describe('E6: revocation by room rotation, followed without any user action', () => {
   const rotateFor = (
     kv: ReturnType<typeof makeMemoryKv>,

@@ -3,6 +3,7 @@ import {
   openPhoneRemoved,
   openRoomRotate,
   type MachineMessage,
+  type PhoneEntry,
   type RotateOpenErrorCode,
   type Result,
   err,
@@ -19,6 +20,29 @@ import { identitySecretKey } from './phone-identity.ts';
 /** The machine announced per-phone identities. */
 export const phonesOffered = (view: Pick<MachineView, 'status'> | undefined): boolean =>
   view?.status?.capabilities?.phones === true;
+
+/**
+ * E9.9: the machine lists this phone as waiting for the owner to let it in (from an approved
+ * phone or the desk). Until then the machine refuses everything but registering, so the app
+ * sends nothing and says why, instead of collecting refusals.
+ */
+export const waitingEntry = (
+  view: Pick<MachineView, 'phones'> | undefined,
+  phoneId: string | undefined,
+): PhoneEntry | null =>
+  (phoneId !== undefined &&
+    view?.phones?.find((p) => p.phoneId === phoneId && p.state === 'pending' && !p.revoked)) ||
+  null;
+
+/** E9.9: the machine's list, which said this phone waits, now says it was let in. */
+export const letIn = (
+  before: Pick<MachineView, 'phones'>,
+  after: Pick<MachineView, 'phones'>,
+  phoneId: string | undefined,
+): boolean => {
+  const now = after.phones?.find((p) => p.phoneId === phoneId);
+  return waitingEntry(before, phoneId) !== null && now?.state === 'approved' && !now.revoked;
+};
 
 /** E9: the machine key this phone trusts — from the pairing code, never from a status. */
 export const pinnedKey = (paired: PairedMachine): Uint8Array | null =>

@@ -4,7 +4,7 @@ import type { Decisions } from './decisions.ts';
 import type { Identity } from './identity.ts';
 import { openFrame, settle } from './incoming.ts';
 import type { Outbox } from './outbox.ts';
-import { removalOf } from './phones.ts';
+import { letIn, removalOf } from './phones.ts';
 import type { makeReplyNotes } from './reply-notes.ts';
 import type { Room, RoomLink } from './room-link.ts';
 import type { RoomMoves } from './room-moves.ts';
@@ -61,6 +61,13 @@ export function makeRoomEvents(options: {
       removal === 'claimed' ? { ...settled, unprovenRemoval: now() } : settled,
       true,
     );
+    // E9.9: let in at last. The machine refused this phone's reads while it waited; a fresh
+    // snapshot now (and anything the outbox still holds for the room), not at the next join.
+    if (message.type === 'phones' && letIn(view, settled, room.paired.phone?.phoneId)) {
+      decisions.awaitSnapshot(roomId);
+      decisions.send(roomId, { type: 'sessions.get' });
+      decisions.resend(roomId);
+    }
     if (message.type === 'session.snapshot' && decisions.snapshotCame(roomId))
       decisions.resend(roomId);
     if (message.type === 'machine.status') identity.afterStatus(room);

@@ -49,6 +49,10 @@ export const enFirst = {
   'block.offline': 'Not connected to the relay — actions are disabled until the link is back.',
   'block.machine-offline': 'The machine is offline — actions are disabled.',
   'block.repair-needed': 'Re-pair this machine before acting.',
+  'block.phone-pending': 'This phone waits for approval — nothing is sent until it is let in.',
+  'machine.waitTitle': 'Waiting for approval',
+  'machine.waitBody':
+    'Approve “{name}” on a phone already paired with {machine} (Machine › Phones that can approve), or at the computer with the command it printed. Check that the key there matches this one.',
   'block.unknown-machine': 'This machine is not paired.',
   'block.storage-failed': 'This phone could not store the action, so it was not sent.',
   'closed.approval.allow': 'Approval “{title}”: allowed.',

@@ -19,6 +19,7 @@ import {
   Presence,
   RelayNotices,
   RepairBanner,
+  WaitingBanner,
   RowLink,
 } from './widgets.tsx';
 
@@ -85,6 +86,7 @@ export default function Inbox() {
                         </span>
                       </RowLink>
                       <RepairBanner view={view()} />
+                      <WaitingBanner view={view()} />
                       <AsOf view={view()} />
                     </li>
                   );

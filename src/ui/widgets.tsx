@@ -1,6 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { MachineView } from '../client/machine-view.ts';
 import type { OutboxEntry } from '../client/outbox.ts';
+import { waitingEntry } from '../client/phones.ts';
 import { presenceOf } from '../client/presence.ts';
 import type { Route } from '../client/router.ts';
 import { routeHref } from '../client/router.ts';
@@ -132,6 +133,30 @@ export function RepairBanner(props: { view: MachineView }) {
           {ui.t('machine.repair')}
         </a>
       </div>
+    </Show>
+  );
+}
+
+/**
+ * E9.9: this phone waits for the owner to let it in. Says where that is done and shows this
+ * phone's key, so the owner compares it with the one on the approving screen or the desk.
+ */
+export function WaitingBanner(props: { view: MachineView }) {
+  const ui = useUi();
+  const entry = () => waitingEntry(props.view, ui.state().phones[props.view.roomId]?.phoneId);
+  return (
+    <Show when={entry()}>
+      {(e) => (
+        <div class="banner warn" role="status">
+          <p>
+            <strong>{ui.t('machine.waitTitle')}</strong>
+          </p>
+          <p>{ui.t('machine.waitBody', { name: e().name, machine: props.view.name })}</p>
+          <Show when={e().fingerprint}>
+            {(fp) => <p>{ui.t('phones.fingerprint', { fingerprint: fp() })}</p>}
+          </Show>
+        </div>
+      )}
     </Show>
   );
 }

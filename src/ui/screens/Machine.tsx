@@ -14,6 +14,7 @@ import {
   Presence,
   RelayNotices,
   RepairBanner,
+  WaitingBanner,
   RowLink,
   reasonText,
 } from '../widgets.tsx';
@@ -36,6 +37,7 @@ export default function Machine(props: { roomId: string }) {
             <>
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <WaitingBanner view={v()} />
               <PageTitle>{v().name}</PageTitle>
               <section class="section" aria-labelledby="machine-status">
                 <h2 id="machine-status" class="visually-hidden">
@@ -139,10 +141,13 @@ export default function Machine(props: { roomId: string }) {
                 />
               </Show>
               <div class="actions">
-                <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
-                  <Icon name="plus" />
-                  {ui.t('machine.start')}
-                </a>
+                {/* E9.9: a phone still waiting to be let in cannot start anything yet. */}
+                <Show when={ui.blocked(v().roomId) !== 'phone-pending'}>
+                  <a class="btn primary" href={routeHref({ name: 'new', roomId: v().roomId })}>
+                    <Icon name="plus" />
+                    {ui.t('machine.start')}
+                  </a>
+                </Show>
                 <a class="btn" href={routeHref({ name: 'pair' })}>
                   <Icon name="link" />
                   {ui.t('machine.repair')}

@@ -1,7 +1,15 @@
 import { Show, type Accessor, type JSX } from 'solid-js';
 import type { MachineView } from '../../client/machine-view.ts';
 import { useUi } from '../context.tsx';
-import { AsOf, Header, PageTitle, Presence, RelayNotices, RepairBanner } from '../widgets.tsx';
+import {
+  AsOf,
+  Header,
+  PageTitle,
+  Presence,
+  RelayNotices,
+  RepairBanner,
+  WaitingBanner,
+} from '../widgets.tsx';
 
 /**
  * The frame of a screen under one machine (Machine › Phones, Machine › Rules): the bar with its
@@ -26,6 +34,7 @@ export function MachineSubScreen(props: {
             <>
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <WaitingBanner view={v()} />
               <PageTitle>{props.heading}</PageTitle>
               <p class="status-line">
                 {v().name} · <Presence view={v()} />

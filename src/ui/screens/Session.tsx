@@ -21,6 +21,7 @@ import {
   Presence,
   RelayNotices,
   RepairBanner,
+  WaitingBanner,
   reasonText,
 } from '../widgets.tsx';
 import '../truth.css';
@@ -63,6 +64,7 @@ export default function SessionScreen(props: {
               <ConnectionBanner views={[v()]} machines />
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
+              <WaitingBanner view={v()} />
               <Show when={session()?.ended}>
                 {(e) => <SessionEnded view={v()} sessionId={props.sessionId} reason={e().reason} />}
               </Show>

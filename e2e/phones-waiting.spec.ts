@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { expect, pairByCode, test } from './support/fixtures.ts';
+import { makeE6Phone } from './support/e6-phone.ts';
+import { nav } from './support/nav.ts';
+import { readKeyval } from './support/sw.ts';
+import { parsePairing, roomKeys } from '../protocol/index.ts';
+
+// E9.9 as the second phone lives it: the app pairs with a machine that already has its approved
+// phone (one of the project's test phones, e2e/support/e6-phone.ts), waits, and is let in. It
+// holds the room key, so it reads what the room carries (the session below) while it waits.
+
+type Stored = { roomId: string; phone?: { phoneId: string } };
+
+test('E9.9: a phone paired second waits — the machine screen says so with its key and where to approve it, offers no Start and shows no red error, the new-session form says why; let in, the banner goes and Start comes back', async ({
+  page,
+  machine,
+  relay,
+}) => {
+  const laptop = await machine('laptop');
+  const pairing = parsePairing(laptop.pairingCode);
+  if (!pairing.ok) throw new Error(pairing.message);
+  const roomId = roomKeys(pairing.value.secretBytes).roomId;
+  const owner = await makeE6Phone(relay.url, laptop.pairingCode, 'Owner phone');
+  await owner.socket().waitForMessage((m) => m.type === 'phones');
+  // The owner's phone starts a session before the app is let in.
+  const requestId = randomUUID();
+  owner.send({
+    type: 'dispatch.request',
+    requestId,
+    phoneId: owner.phoneId,
+    prompt: 'say: started before you were let in',
+    cwd: laptop.root,
+    worktree: false,
+  });
+  const result = await owner
+    .socket()
+    .waitForMessage((m) => m.type === 'dispatch.result' && m.requestId === requestId);
+  expect(result.ok).toBe(true);
+
+  await pairByCode(page, laptop.pairingCode, 'laptop');
+  const waiting = page.getByRole('status').filter({ hasText: 'Waiting for approval' });
+  await expect(waiting).toBeVisible({ timeout: 20_000 });
+  await expect(waiting).toContainText('Approve “Pixel 7 · Chrome” on a phone already paired');
+  await expect(waiting).toContainText(/Key [0-9a-f]{4}-[0-9a-f]{4}-/);
+  await expect(page.getByRole('link', { name: 'Start a session' })).toHaveCount(0);
+  await expect(page.getByRole('heading', { name: 'Errors' })).toHaveCount(0);
+  await expect(page.locator('.banner.bad')).toHaveCount(0);
+
+  await nav(page, `#/new/${roomId}`);
+  await expect(
+    page.getByText('This phone waits for approval — nothing is sent until it is let in.'),
+  ).toBeVisible();
+
+  // The owner lets it in.
+  const app = ((await readKeyval(page, 'pairings')) as Stored[])[0];
+  owner.send({ type: 'phone.approve', requestId: randomUUID(), phoneId: app?.phone?.phoneId });
+  await nav(page, `#/m/${roomId}`);
+  await expect(page.getByText('say: started before you were let in')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Start a session' })).toBeVisible();
+  await expect(waiting).toHaveCount(0);
+  await owner.close();
+});
