@@ -41,7 +41,7 @@ test('E9.9: a phone paired second waits — the machine screen says so with its 
   const waiting = page.getByRole('status').filter({ hasText: 'Waiting for approval' });
   await expect(waiting).toBeVisible({ timeout: 20_000 });
   await expect(waiting).toContainText('Approve “Pixel 7 · Chrome” on a phone already paired');
-  await expect(waiting).toContainText(/Key [0-9a-f]{4}-[0-9a-f]{4}-/);
+  await expect(waiting).toContainText(/This phone’s key [0-9a-f]{4}-[0-9a-f]{4}-/);
   await expect(page.getByRole('link', { name: 'Start a session' })).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Errors' })).toHaveCount(0);
   await expect(page.locator('.banner.bad')).toHaveCount(0);

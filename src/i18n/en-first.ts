@@ -51,6 +51,7 @@ export const enFirst = {
   'block.repair-needed': 'Re-pair this machine before acting.',
   'block.phone-pending': 'This phone waits for approval — nothing is sent until it is let in.',
   'machine.waitTitle': 'Waiting for approval',
+  'machine.waitKey': 'This phone’s key {fingerprint}',
   'machine.waitBody':
     'Approve “{name}” on a phone already paired with {machine} (Machine › Phones that can approve), or at the computer with the command it printed. Check that the key there matches this one.',
   'block.unknown-machine': 'This machine is not paired.',

@@ -51,6 +51,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'block.repair-needed': '请先重新配对这台机器。',
   'block.phone-pending': '此手机正在等待批准——获准之前不会发送任何内容。',
   'machine.waitTitle': '等待批准',
+  'machine.waitKey': '此手机的密钥 {fingerprint}',
   'machine.waitBody':
     '请在已与 {machine} 配对的手机上（机器 › 可以批准的手机）批准“{name}”，或在电脑上运行终端打印的命令。请核对那里显示的密钥与此处一致。',
   'block.unknown-machine': '这台机器尚未配对。',

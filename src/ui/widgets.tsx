@@ -153,7 +153,7 @@ export function WaitingBanner(props: { view: MachineView }) {
           </p>
           <p>{ui.t('machine.waitBody', { name: e().name, machine: props.view.name })}</p>
           <Show when={e().fingerprint}>
-            {(fp) => <p>{ui.t('phones.fingerprint', { fingerprint: fp() })}</p>}
+            {(fp) => <p>{ui.t('machine.waitKey', { fingerprint: fp() })}</p>}
           </Show>
         </div>
       )}
