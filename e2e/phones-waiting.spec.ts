@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, pairByCode, test } from './support/fixtures.ts';
+import { pairAsFirstPhone } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
 import { readKeyval } from './support/sw.ts';
@@ -59,4 +60,25 @@ test('E9.9: a phone paired second waits — the machine screen says so with its 
   await expect(page.getByRole('link', { name: 'Start a session' })).toBeVisible();
   await expect(waiting).toHaveCount(0);
   await owner.close();
+});
+
+test('E9: Forget says before, not after, that pairing again makes a new phone another phone or the computer must let in', async ({
+  page,
+  machine,
+}) => {
+  const laptop = await machine('laptop');
+  const roomId = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
+  await nav(page, `#/m/${roomId}`);
+  const asked = new Promise<string>((resolve) =>
+    page.once('dialog', (d) => {
+      resolve(d.message());
+      void d.dismiss();
+    }),
+  );
+  await page.getByRole('button', { name: 'Forget this machine' }).click();
+  expect(await asked).toBe(
+    'Forget laptop? Its secret and this phone’s identity are deleted from this phone. Paired again, this is a new phone: another approved phone or the computer must let it in.',
+  );
+  // Dismissed: nothing was forgotten.
+  await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
 });

@@ -35,6 +35,8 @@ export const enScreens = {
   'machine.start': 'Start a session',
   'machine.forget': 'Forget this machine',
   'machine.forgetConfirm': 'Forget {name}? Its secret is deleted from this phone.',
+  'machine.forgetConfirmPhones':
+    'Forget {name}? Its secret and this phone’s identity are deleted from this phone. Paired again, this is a new phone: another approved phone or the computer must let it in.',
   'machine.unknown': 'This machine is not paired on this phone.',
   'new.title': 'New session',
   'new.machine': 'Machine',

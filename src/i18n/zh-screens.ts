@@ -36,6 +36,8 @@ export const zhScreens: Record<keyof typeof enScreens, string> = {
   'machine.start': '新建会话',
   'machine.forget': '移除这台机器',
   'machine.forgetConfirm': '移除 {name}？其密钥将从这台手机上删除。',
+  'machine.forgetConfirmPhones':
+    '移除 {name}？其密钥和这台手机的身份将从这台手机上删除。再次配对时这是一台新手机：需要另一台已批准的手机或电脑放行。',
   'machine.unknown': '这台手机未配对此机器。',
   'new.title': '新建会话',
   'new.machine': '机器',

@@ -24,7 +24,11 @@ export default function Machine(props: { roomId: string }) {
   const view = () => ui.state().machines.find((m) => m.roomId === props.roomId);
   const forget = async () => {
     const v = view();
-    if (!v || !window.confirm(ui.t('machine.forgetConfirm', { name: v.name }))) return;
+    if (!v) return;
+    // E9: the phone's identity goes with the secret, so pairing again makes a new phone that must
+    // be let in — said before, not discovered after.
+    const ask = phonesOffered(v) ? 'machine.forgetConfirmPhones' : 'machine.forgetConfirm';
+    if (!window.confirm(ui.t(ask, { name: v.name }))) return;
     await ui.client.forget(v.roomId);
     ui.go({ name: 'inbox' });
   };
