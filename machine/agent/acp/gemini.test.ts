@@ -194,17 +194,17 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(packaged).toMatchObject({ ok: true, detail: expect.stringMatching(/^gemini 0\.61\.0/) });
   });
 
-  it('E10: after a machine restart a reply resumes the conversation with session/load (the history reaches the model; the replayed history is not added to the transcript twice)', async () => {
+  it('E10: after a machine restart a reply resumes the conversation with session/load, also in the minute it began (the history reaches the model; the replayed history is not added to the transcript twice)', async () => {
     const w = await suite.world({ agents: agents() });
     const phone = await w.phone();
     fake.script('MARK-RESUME', [{ text: 'First answer.' }, { text: 'You asked me earlier.' }]);
     const r = await dispatch(phone, { prompt: 'MARK-RESUME remember this' });
     expect((await finalFor(phone, r.sessionId!)).summary).toBe('First answer.');
-    const created = new Date().getUTCMinutes();
     await w.restart({ agents: agents() });
-    // Gemini CLI 0.61 names a session's history file by its UTC minute and a new process in the
-    // same minute overwrites it ("No previous sessions found"): the reply crosses the minute.
-    await until(() => new Date().getUTCMinutes() !== created, 'the next UTC minute', 61_000);
+    // Gemini CLI names a conversation's file by the UTC minute it began in, and a loading process
+    // records into the current minute's name first: in the same minute (this test, but for the
+    // rare run that crosses one) that replaced the history until the machine set the file aside
+    // (gemini-history.ts).
     const from = phone.messages.length;
     phone.send({
       type: 'session.message',
@@ -220,7 +220,7 @@ describe('E10: Gemini CLI over ACP behind the phone', () => {
     expect(transcript.filter((t) => t === 'First answer.')).toHaveLength(1);
     expect(transcript.filter((t) => t === 'MARK-RESUME remember this')).toHaveLength(1);
     expect(transcript.join('\n')).not.toContain('Could not resume');
-  }, 120_000);
+  }, 60_000);
 
   it("E2 over ACP: a command allowed for the session is allowed by the machine's own rule the next time Gemini asks (no card); the agent's allow_always is never chosen, so Gemini asks again", async () => {
     const w = await suite.world({ agents: agents() });

@@ -6,7 +6,8 @@ import type { AgentCheck, AgentProvider } from '../agent.ts';
 import { findAgentBinary, type BinarySpec } from '../find-binary.ts';
 import { executable, onPath } from '../on-path.ts';
 import type { AcpAgentSpec } from './declare.ts';
-import { openAcpSession } from './session.ts';
+import { keepGeminiHistory } from './gemini-history.ts';
+import { openAcpSession, type AcpSessionConfig } from './session.ts';
 
 // E10: any agent that speaks ACP behind the seam. Gemini CLI is built in (`--agent gemini` runs
 // `gemini --acp`: `--gemini-path`, else `gemini` on PATH, else the @google/gemini-cli in agents/
@@ -95,6 +96,7 @@ function provider(
   found: Found,
   check: () => Promise<AgentCheck>,
   o: AcpProviderOptions,
+  beforeLoad?: AcpSessionConfig['beforeLoad'],
 ): AgentProvider {
   return {
     name,
@@ -103,7 +105,11 @@ function provider(
       if (!found.ok) throw new Error(found.message);
       const env = o.env;
       return openAcpSession(
-        { spec: found.spec, ...(env !== undefined ? { env } : {}) },
+        {
+          spec: found.spec,
+          ...(env !== undefined ? { env } : {}),
+          ...(beforeLoad ? { beforeLoad } : {}),
+        },
         o.timers ? { ...options, timers: o.timers } : options,
       );
     },
@@ -119,7 +125,7 @@ export function geminiProvider(
     found.ok
       ? versionCheck(found, o.env ?? process.env)
       : Promise.resolve({ ok: false, message: found.message });
-  return provider(GEMINI_AGENT, found, check, o);
+  return provider(GEMINI_AGENT, found, check, o, (id, env) => void keepGeminiHistory(id, env));
 }
 
 /**

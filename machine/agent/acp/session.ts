@@ -71,6 +71,8 @@ export type AcpSessionConfig = {
   spec: AcpAgentSpec;
   /** The agent's environment; the machine's own when absent (tests isolate it). */
   env?: NodeJS.ProcessEnv;
+  /** Readies the agent's own store before `session/load` (Gemini: gemini-history.ts). */
+  beforeLoad?: (sessionId: string, env: NodeJS.ProcessEnv) => void;
 };
 
 type Turn = {
@@ -214,6 +216,7 @@ export function openAcpSession(cfg: AcpSessionConfig, o: OpenOptions): AcpSessio
       if (sessionId !== null && p.init.agentCapabilities?.loadSession === true) {
         loading = true;
         try {
+          cfg.beforeLoad?.(sessionId, cfg.env ?? process.env);
           const loaded = await p.conn.agent.request('session/load', {
             sessionId,
             cwd: o.cwd,
