@@ -171,9 +171,10 @@ export function applyMessage(
       return { ...v, transcripts: boundTranscripts({ ...v.transcripts, [sessionId]: page }) };
     }
     case 'error': {
-      // E9.9: a refusal because this phone still waits for approval is a state, not a fault: the
+      // E9.9: a refusal because a phone still waits for approval is a state, not a fault: the
       // waiting banner says it once, and nothing red is left behind once the phone is let in.
-      if (message.reason === 'phone-pending') return v;
+      // A refused register (a fifth waiting phone) is kept: that phone is on no list, no banner.
+      if (message.reason === 'phone-pending' && message.context !== 'phone.register') return v;
       const withError = {
         ...v,
         errors: [{ ...message, at }, ...v.errors].slice(0, MAX_ERRORS_KEPT),

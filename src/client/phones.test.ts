@@ -190,6 +190,15 @@ describe('E9.9: a phone waiting to be let in', () => {
       reason: 'phone-pending',
     });
     expect(h.client.state().machines[0]?.errors).toEqual([]);
+    // A fifth waiting phone's register is refused with phone-pending: it is on no list, so that
+    // refusal is what it sees.
+    m.say(ws, {
+      type: 'error',
+      message: 'four phones wait already',
+      context: 'phone.register',
+      reason: 'phone-pending',
+    });
+    expect(h.client.state().machines[0]?.errors.map((e) => e.context)).toEqual(['phone.register']);
 
     const getsBefore = gets();
     m.say(ws, { type: 'phones', phones: [entry('p-owner', 'approved'), entry(me, 'approved')] });
