@@ -147,6 +147,19 @@ describe('E9: identity a copied pairing code cannot take over (attacks at the wi
       reason: 'phone-pending',
     });
     expect(o.w.machine.pendingApprovals().map((a) => a.approvalId)).toContain(approvalId);
+    // U5: the desk hears of a waiting phone's action as a warning; of its app asking for the
+    // snapshot (at every join) only in the verbose log.
+    from = attacker.messages.length;
+    attacker.send({ type: 'sessions.get' });
+    expect(await errorAbout(attacker, 'sessions.get', from)).toMatchObject({
+      reason: 'phone-pending',
+    });
+    const refusedLevel = (type: string) =>
+      o.w.log.lines.find(
+        (l) => l.code === 'pending-phone-action' && l.message.startsWith(`${type} `),
+      )?.level;
+    expect(refusedLevel('approval.respond')).toBe('warn');
+    expect(refusedLevel('sessions.get')).toBe('info');
     const ownerEntry = o.w.machine.phones().find((p) => p.phoneId === o.owner.identity!.phoneId);
     expect(ownerEntry).toMatchObject({ state: 'approved', revoked: false });
   });

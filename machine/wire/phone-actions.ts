@@ -317,7 +317,15 @@ export function makePhoneActions(deps: PhoneActionsDeps) {
       const pending =
         claimed?.state === 'pending' || (sender === undefined && m.type === 'phone.approve');
       if (sender !== undefined && pending && m.type !== 'phone.register') {
-        core.log('warn', 'pending-phone-action', `${m.type} from a pending phone refused`);
+        // A waiting app asks for the snapshot at every join: expected, not worth the desk's
+        // attention (U5). An action from a waiting phone is — it may hold a copied code.
+        const read =
+          m.type === 'sessions.get' || m.type === 'transcript.get' || m.type === 'rules.get';
+        core.log(
+          read ? 'info' : 'warn',
+          'pending-phone-action',
+          `${m.type} from a pending phone refused`,
+        );
         refuse(m, 'this phone waits for the owner to approve it', 'phone-pending');
         return;
       }
