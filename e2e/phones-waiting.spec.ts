@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect, pairByCode, test } from './support/fixtures.ts';
-import { pairAsFirstPhone } from './support/app-phone.ts';
+import { pairAsFirstPhone, roomIdOf } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
 import { readKeyval } from './support/sw.ts';
-import { parsePairing, roomKeys } from '../protocol/index.ts';
 
 // E9.9 as the second phone lives it: the app pairs with a machine that already has its approved
 // phone (one of the project's test phones, e2e/support/e6-phone.ts), waits, and is let in. It
@@ -18,9 +17,7 @@ test('E9.9: a phone paired second waits — the machine screen says so with its 
   relay,
 }) => {
   const laptop = await machine('laptop');
-  const pairing = parsePairing(laptop.pairingCode);
-  if (!pairing.ok) throw new Error(pairing.message);
-  const roomId = roomKeys(pairing.value.secretBytes).roomId;
+  const roomId = roomIdOf(laptop.pairingCode);
   const owner = await makeE6Phone(relay.url, laptop.pairingCode, 'Owner phone');
   await owner.socket().waitForMessage((m) => m.type === 'phones');
   // The owner's phone starts a session before the app is let in.

@@ -15,11 +15,16 @@ export async function untilMachineKnowsApp(page: Page, roomId: string) {
   await expect(rows.filter({ hasText: 'This phone' })).toBeVisible({ timeout: 20_000 });
 }
 
-/** Pairs the app by `code` as the machine's approved (first) phone; returns the machine's room. */
-export async function pairAsFirstPhone(page: Page, code: string, machineName: string) {
+/** The room a pairing code opens. */
+export function roomIdOf(code: string): string {
   const pairing = parsePairing(code);
   if (!pairing.ok) throw new Error(pairing.message);
-  const roomId = roomKeys(pairing.value.secretBytes).roomId;
+  return roomKeys(pairing.value.secretBytes).roomId;
+}
+
+/** Pairs the app by `code` as the machine's approved (first) phone; returns the machine's room. */
+export async function pairAsFirstPhone(page: Page, code: string, machineName: string) {
+  const roomId = roomIdOf(code);
   await pairByCode(page, code, machineName);
   await untilMachineKnowsApp(page, roomId);
   return roomId;
