@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expect, pairByCode, test } from './support/fixtures.ts';
+import { expect, expectAccessible, pairByCode, test } from './support/fixtures.ts';
 import { pairAsFirstPhone, roomIdOf } from './support/app-phone.ts';
 import { makeE6Phone } from './support/e6-phone.ts';
 import { nav } from './support/nav.ts';
@@ -43,6 +43,7 @@ test('E9.9: a phone paired second waits — the machine screen says so with its 
   await expect(page.getByRole('link', { name: 'Start a session' })).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Errors' })).toHaveCount(0);
   await expect(page.locator('.banner.bad')).toHaveCount(0);
+  await expectAccessible(page, 'Machine, waiting for approval');
 
   await nav(page, `#/new/${roomId}`);
   await expect(
