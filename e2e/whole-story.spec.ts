@@ -108,7 +108,13 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
     await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
 
     // 2. Dispatch into the demo workspace with a worktree; the approval card's arrival is
-    //    stamped in the page the moment it enters the DOM.
+    //    stamped in the page the moment it enters the DOM, its sending by the machine's own `ts`
+    //    on the message (one host, one wall clock; the machine's printed line reaches this
+    //    process later than the relay reaches the page on a loaded machine).
+    const pairing = parsePairing(new URL(link).hash.replace(/^#pair=/, ''));
+    if (!pairing.ok) throw new Error(pairing.message);
+    const { roomId, key } = roomKeys(pairing.value.secretBytes);
+    const listener = await joinRoom(relayUrl, roomId, 'phone', key);
     await page.evaluate(() => {
       const w = globalThis as unknown as { __cardAt?: number };
       const card = 'button[aria-label^="Allow once: Run echo"]';
@@ -126,11 +132,12 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
       .fill(
         `run: echo [$DEVICE_MARK] > device.txt; echo ran [$DEVICE_MARK]\nask: Ship it? | yes | no\nsay: all done`,
       );
-    const approvalLinesBefore = machine.lines.length;
     await page.getByRole('button', { name: 'Start session' }).click();
     const allow = page.getByRole('button', { name: /^Allow once: Run echo/ });
     await expect(allow).toBeEnabled();
-    const sentAt = await lineTime(machine, /▶ approval /, approvalLinesBefore);
+    const request = await listener.waitForMessage((m) => m.type === 'approval.request');
+    const sentAt = Number(request.ts);
+    await listener.close();
     const cardAt = await page.evaluate(
       () => (globalThis as unknown as { __cardAt?: number }).__cardAt ?? null,
     );
@@ -166,9 +173,6 @@ test('The whole story: pair by link, dispatch with a worktree, approve a command
 
     // 6. The push half. The browser's subscription cannot reach a push service here: a
     //    fabricated one is registered for the room through a phone socket, as in push-path.
-    const pairing = parsePairing(new URL(link).hash.replace(/^#pair=/, ''));
-    if (!pairing.ok) throw new Error(pairing.message);
-    const { roomId, key } = roomKeys(pairing.value.secretBytes);
     const subscriber = makeFakeSubscriber(pushService.endpoint('phone-1'));
     const registrar = await joinRoom(relayUrl, roomId, 'phone', key);
     registrar.send({ kind: 'push-subscribe', room: roomId, subscription: subscriber.subscription });
