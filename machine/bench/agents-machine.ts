@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { AgentContext, AgentProvider } from '../agent/agent.ts';
+import { geminiProvider } from '../agent/acp/provider.ts';
 import { claudeProvider } from '../agent/claude/provider.ts';
 import { codexProvider } from '../agent/codex/provider.ts';
 import { mockProvider } from '../agent/mock/provider.ts';
@@ -23,7 +24,7 @@ type Config = {
   relay: string;
   root: string;
   stateDir: string;
-  agent: 'claude' | 'codex';
+  agent: 'claude' | 'codex' | 'gemini';
   env: Record<string, string>;
   codexArgs?: string[];
 };
@@ -65,7 +66,9 @@ function probed(p: AgentProvider): AgentProvider {
 const real =
   cfg.agent === 'claude'
     ? claudeProvider({ env: cfg.env, settingSources: [] })
-    : codexProvider({ env: cfg.env, extraArgs: cfg.codexArgs ?? [] });
+    : cfg.agent === 'gemini'
+      ? geminiProvider({ env: cfg.env })
+      : codexProvider({ env: cfg.env, extraArgs: cfg.codexArgs ?? [] });
 const check = await real.check();
 if (!check.ok) throw new Error(check.message);
 

@@ -14,6 +14,7 @@ import {
   startFakeAnthropic,
   type FakeAnthropic,
 } from '../test-support/fake-anthropic.ts';
+import { geminiTestEnv, startFakeGemini, type FakeGemini } from '../test-support/fake-gemini.ts';
 import { startFakeResponses, type FakeResponses } from '../test-support/fake-responses.ts';
 import { makeTestPhone, type TestPhone } from '../test-support/test-phone.ts';
 import {
@@ -27,7 +28,7 @@ import {
 } from './agents-stop.ts';
 import { fmt, p50p95, pct, sorted } from './stats.ts';
 
-// `npm run bench:agents` — the real agents (Claude Code, Codex: their real binaries against the
+// `npm run bench:agents` — the real agents (Claude Code, Codex, Gemini CLI: their real binaries against the
 // fake model servers the tests use) behind a machine process, a real relay on loopback and a test
 // phone. Three figures, each against a baseline measured in the same run (docs/quality.md "Real
 // agents"):
@@ -49,7 +50,8 @@ const CARD_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 20_000;
 
-type Agent = 'claude' | 'codex';
+const AGENTS = ['claude', 'codex', 'gemini'] as const;
+type Agent = (typeof AGENTS)[number];
 type Card = Extract<MachineMessage, { type: 'approval.request' }>;
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
@@ -348,7 +350,16 @@ const MOCK_LONG: LongCommand = { exe: 'sleep', piece: 'sleep' };
 const stopPrompt: StopTarget['prompt'] = (i) => `STOP-${i}- wait for a while`;
 
 /** Each stop's model reply: the long command first, a text after (never reached: stopped). */
-function scriptStops(agent: Agent, anthropic: FakeAnthropic, responses: FakeResponses) {
+function scriptStops(agent: Agent, fakes: Fakes) {
+  const { anthropic, responses, gemini } = fakes;
+  if (agent === 'gemini') {
+    for (let i = 0; i < N_STOPS; i += 1)
+      gemini.script(`STOP-${i}-`, [
+        { call: 'run_shell_command', args: { command: LONG_COMMAND, description: 'wait' } },
+        { text: 'Picking up after the stop.' },
+      ]);
+    return;
+  }
   if (agent === 'claude') {
     for (let i = 0; i < N_STOPS; i += 1)
       anthropic.script(`STOP-${i}-`, [
@@ -370,6 +381,20 @@ function scriptStops(agent: Agent, anthropic: FakeAnthropic, responses: FakeResp
             justification: 'bench',
           },
         };
+}
+
+/** The fake model servers, one per agent (each agent's real binary talks to its own). */
+type Fakes = { anthropic: FakeAnthropic; responses: FakeResponses; gemini: FakeGemini };
+
+/** `--agents claude,gemini`: which real agents to measure (all by default). */
+function agentsToRun(argv: readonly string[]): Agent[] {
+  const i = argv.indexOf('--agents');
+  if (i < 0) return [...AGENTS];
+  const named = (argv[i + 1] ?? '').split(',').filter((a) => a !== '');
+  const unknown = named.filter((a) => !(AGENTS as readonly string[]).includes(a));
+  if (named.length === 0 || unknown.length > 0)
+    throw new Error(`--agents takes some of ${AGENTS.join(',')}; got "${argv[i + 1] ?? ''}"`);
+  return named as Agent[];
 }
 
 // ---- report ---------------------------------------------------------------------------------
@@ -432,7 +457,13 @@ async function main() {
   const codexEnv = Object.fromEntries(
     Object.entries(codexHome.env).filter((e): e is [string, string] => e[1] !== undefined),
   );
-  const envOf = { claude: claudeEnv, codex: codexEnv };
+  const gemini: FakeGemini = await startFakeGemini();
+  cleanups.push(() => gemini.close());
+  const geminiHome = makeTmpDir('bench-gemini-home-');
+  cleanups.push(geminiHome.cleanup);
+  const geminiEnv = { PATH: process.env.PATH ?? '', ...geminiTestEnv(geminiHome.dir, gemini.url) };
+  const envOf = { claude: claudeEnv, codex: codexEnv, gemini: geminiEnv };
+  const fakes: Fakes = { anthropic, responses, gemini };
 
   const latency: string[] = [];
   const split: string[] = [];
@@ -440,7 +471,7 @@ async function main() {
   const stopped: string[] = [];
   const promises: string[] = [];
   const finals: string[] = [];
-  for (const agent of ['claude', 'codex'] as const) {
+  for (const agent of agentsToRun(process.argv.slice(2))) {
     // Memory first, on a fresh machine, so no earlier session's state is counted.
     if (agent === 'codex')
       responses.respond = () => ({
@@ -452,10 +483,17 @@ async function main() {
           justification: 'bench',
         },
       });
-    for (let k = 0; k < Math.max(...LIVE_COUNTS); k += 1)
+    for (let k = 0; k < Math.max(...LIVE_COUNTS); k += 1) {
       anthropic.script(`MEM-${k}-`, [
         { tool: 'Bash', input: { command: `echo ${k} > mem-${k}.txt`, description: 'bench' } },
       ]);
+      gemini.script(`MEM-${k}-`, [
+        {
+          call: 'run_shell_command',
+          args: { command: `echo ${k} > mem-${k}.txt`, description: 'bench' },
+        },
+      ]);
+    }
     const m1 = await startMachine(relay, agent, envOf[agent]);
     try {
       mem.push(...memoryLines(agent, await memory(m1, agent, (k) => `MEM-${k}- write a file`)));
@@ -470,6 +508,13 @@ async function main() {
         ...Array.from({ length: N_ASKS }, (_, i) => ({
           tool: 'Bash',
           input: { command: `echo ${i} > claude-${i}.txt`, description: `Write ${i}` },
+        })),
+        { text: 'done' },
+      ]);
+      gemini.script('LAT-CLAUDE', [
+        ...Array.from({ length: N_ASKS }, (_, i) => ({
+          call: 'run_shell_command',
+          args: { command: `echo ${i} > gemini-${i}.txt`, description: `Write ${i}` },
         })),
         { text: 'done' },
       ]);
@@ -506,7 +551,7 @@ async function main() {
         prompt: () => 'run: sleep 30',
         command: MOCK_LONG,
       });
-      scriptStops(agent, anthropic, responses);
+      scriptStops(agent, fakes);
       const realStops = await stops({ ...target, agent, prompt: stopPrompt, command: LONG });
       const mockLabel = `mock (baseline, ${agent}'s machine)`;
       stopped.push(...stopLines(mockLabel, mockStops), ...stopLines(agent, realStops, mockStops));
