@@ -80,3 +80,35 @@ test('E9: Forget says before, not after, that pairing again makes a new phone an
   // Dismissed: nothing was forgotten.
   await expect(page.getByRole('heading', { level: 1, name: 'laptop' })).toBeVisible();
 });
+
+test('E9.9: on the approved phone a new phone asking to join is said in the inbox and on the machine screen, with the way to Phones; let in, the notice goes', async ({
+  page,
+  machine,
+  relay,
+}) => {
+  const laptop = await machine('laptop');
+  const roomId = await pairAsFirstPhone(page, laptop.pairingCode, 'laptop');
+  const asking = page.getByRole('status').filter({ hasText: 'Phones asking to join laptop: 1' });
+  await nav(page, '#/');
+  await expect(asking).toHaveCount(0);
+  const b = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone B');
+  await expect(asking).toBeVisible({ timeout: 20_000 });
+  await expect(asking).toContainText('Let one in only if you just paired it yourself.');
+  await nav(page, `#/m/${roomId}`);
+  await expect(asking).toBeVisible();
+  await asking.getByRole('link', { name: 'Review phones' }).click();
+  await page.getByRole('button', { name: 'Approve Test phone B' }).click();
+  await b
+    .socket()
+    .waitForMessage(
+      (m) =>
+        m.type === 'phones' &&
+        (m.phones as { phoneId: string; state?: string }[]).some(
+          (p) => p.phoneId === b.phoneId && p.state === 'approved',
+        ),
+    );
+  await nav(page, '#/');
+  await expect(page.getByRole('heading', { level: 2, name: 'Machines' })).toBeVisible();
+  await expect(asking).toHaveCount(0);
+  await b.close();
+});

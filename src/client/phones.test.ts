@@ -13,6 +13,7 @@ import { makeMemoryKv } from './kv.ts';
 import { PAIRINGS_KEY } from '../../page-worker/store-layout.ts';
 import type { PairedMachine } from './pairing-store.ts';
 import { cleanPhoneName, deviceName } from './phone-identity.ts';
+import { othersWaiting } from './phones.ts';
 import {
   connect,
   flush,
@@ -209,6 +210,18 @@ describe('E9.9: a phone waiting to be let in', () => {
     // A list that says nothing new about this phone asks for nothing again.
     m.say(ws, { type: 'phones', phones: [entry('p-owner', 'approved'), entry(me, 'approved')] });
     expect(gets()).toBe(getsBefore + 1);
+  });
+
+  it('E9.9: the phones waiting for the owner are the others pending, and none while this phone waits itself', () => {
+    const view = (phones: ReturnType<typeof entry>[]) => ({ phones });
+    const others = [entry('p-me', 'approved'), entry('p-new', 'pending')];
+    expect(othersWaiting(view(others), 'p-me').map((p) => p.phoneId)).toEqual(['p-new']);
+    const revoked = { ...entry('p-gone', 'pending'), revoked: true };
+    expect(othersWaiting(view([...others, revoked]), 'p-me')).toHaveLength(1);
+    expect(
+      othersWaiting(view([entry('p-me', 'pending'), entry('p-new', 'pending')]), 'p-me'),
+    ).toEqual([]);
+    expect(othersWaiting({ phones: null }, 'p-me')).toEqual([]);
   });
 
   it('E9.9: a list that revokes the waiting phone is not taken as being let in', async () => {

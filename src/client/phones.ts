@@ -44,6 +44,20 @@ export const letIn = (
   return waitingEntry(before, phoneId) !== null && now?.state === 'approved' && !now.revoked;
 };
 
+/**
+ * E9.9: the other phones waiting for the owner, as this phone may let them in: none while this
+ * phone waits itself (it can approve nothing) or the machine has sent no list.
+ */
+export const othersWaiting = (
+  view: Pick<MachineView, 'phones'> | undefined,
+  phoneId: string | undefined,
+): PhoneEntry[] =>
+  phoneId === undefined || waitingEntry(view, phoneId) !== null
+    ? []
+    : (view?.phones ?? []).filter(
+        (p) => p.phoneId !== phoneId && p.state === 'pending' && !p.revoked,
+      );
+
 /** E9: the machine key this phone trusts — from the pairing code, never from a status. */
 export const pinnedKey = (paired: PairedMachine): Uint8Array | null =>
   paired.boxKeyFromCode && paired.machineBoxKey ? decodeBoxKey(paired.machineBoxKey) : null;

@@ -50,6 +50,9 @@ export const enFirst = {
   'block.machine-offline': 'The machine is offline — actions are disabled.',
   'block.repair-needed': 'Re-pair this machine before acting.',
   'block.phone-pending': 'This phone waits for approval — nothing is sent until it is let in.',
+  'machine.phonesWaiting':
+    'Phones asking to join {machine}: {count}. Let one in only if you just paired it yourself.',
+  'machine.reviewPhones': 'Review phones',
   'machine.waitTitle': 'Waiting for approval',
   'machine.waitKey': 'This phone’s key {fingerprint}',
   'machine.waitBody':

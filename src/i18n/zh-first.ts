@@ -50,6 +50,8 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'block.machine-offline': '机器离线 — 暂时无法操作。',
   'block.repair-needed': '请先重新配对这台机器。',
   'block.phone-pending': '此手机正在等待批准——获准之前不会发送任何内容。',
+  'machine.phonesWaiting': '请求加入 {machine} 的手机：{count} 部。只放行你刚刚亲自配对的手机。',
+  'machine.reviewPhones': '查看手机',
   'machine.waitTitle': '等待批准',
   'machine.waitKey': '此手机的密钥 {fingerprint}',
   'machine.waitBody':

@@ -19,6 +19,7 @@ import {
   Presence,
   RelayNotices,
   RepairBanner,
+  PhonesWaitingBanner,
   WaitingBanner,
   RowLink,
 } from './widgets.tsx';
@@ -87,6 +88,7 @@ export default function Inbox() {
                       </RowLink>
                       <RepairBanner view={view()} />
                       <WaitingBanner view={view()} />
+                      <PhonesWaitingBanner view={view()} />
                       <AsOf view={view()} />
                     </li>
                   );

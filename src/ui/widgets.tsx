@@ -1,7 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { MachineView } from '../client/machine-view.ts';
 import type { OutboxEntry } from '../client/outbox.ts';
-import { waitingEntry } from '../client/phones.ts';
+import { othersWaiting, waitingEntry } from '../client/phones.ts';
 import { presenceOf } from '../client/presence.ts';
 import type { Route } from '../client/router.ts';
 import { routeHref } from '../client/router.ts';
@@ -157,6 +157,26 @@ export function WaitingBanner(props: { view: MachineView }) {
           </Show>
         </div>
       )}
+    </Show>
+  );
+}
+
+/**
+ * E9.9: on a phone that may let them in, new phones asking to join this machine — seen where the
+ * owner looks (inbox, machine screen), not only on Machine › Phones, with the rule for it.
+ */
+export function PhonesWaitingBanner(props: { view: MachineView }) {
+  const ui = useUi();
+  const waiting = () =>
+    othersWaiting(props.view, ui.state().phones[props.view.roomId]?.phoneId).length;
+  return (
+    <Show when={waiting() > 0}>
+      <div class="banner warn" role="status">
+        <p>{ui.t('machine.phonesWaiting', { count: waiting(), machine: props.view.name })}</p>
+        <a class="btn" href={routeHref({ name: 'phones', roomId: props.view.roomId })}>
+          {ui.t('machine.reviewPhones')}
+        </a>
+      </div>
     </Show>
   );
 }

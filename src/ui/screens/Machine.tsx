@@ -14,6 +14,7 @@ import {
   Presence,
   RelayNotices,
   RepairBanner,
+  PhonesWaitingBanner,
   WaitingBanner,
   RowLink,
   reasonText,
@@ -42,6 +43,7 @@ export default function Machine(props: { roomId: string }) {
               <RelayNotices relays={[v().relay]} />
               <RepairBanner view={v()} />
               <WaitingBanner view={v()} />
+              <PhonesWaitingBanner view={v()} />
               <PageTitle>{v().name}</PageTitle>
               <section class="section" aria-labelledby="machine-status">
                 <h2 id="machine-status" class="visually-hidden">
