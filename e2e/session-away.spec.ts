@@ -10,7 +10,7 @@ import { untilCached } from './support/stored.ts';
 
 const TIME = '\\d\\d:\\d\\d';
 
-test('SC3.3: a session on a machine that is away is never shown as known to be running — "Running · as of 14:02" on the session screen and in the inbox, in English and Chinese', async ({
+test('SC3.3: a session on a machine that is away is never shown as known to be running — "Running · as of 14:02" on the session screen and in the inbox, and the machine row\'s counts "As of 14:02: 1 running", in English and Chinese', async ({
   page,
   machine,
 }) => {
@@ -31,6 +31,8 @@ test('SC3.3: a session on a machine that is away is never shown as known to be r
   const row = page.locator('.list.sessions li').first();
   await expect(row).toContainText(new RegExp(`Running · as of ${TIME}`));
   await expect(page.locator('.chip.state-running')).toHaveCount(0);
+  // The machine's own row: its counts are what it last said, and say when.
+  await expect(page.getByText(new RegExp(`^As of ${TIME}: 1 running · 0 waiting$`))).toBeVisible();
 
   // Chinese, after a reload (the view comes from this phone's cache; the machine is still away).
   // The cache coalesces its writes and one begun at pagehide may not outlive the reload: wait for
@@ -42,6 +44,7 @@ test('SC3.3: a session on a machine that is away is never shown as known to be r
     new RegExp(`运行中（截至 ${TIME}）`),
     { timeout: 20_000 },
   );
+  await expect(page.getByText(new RegExp(`^截至 ${TIME}：1 个运行中 · 0 个等待中$`))).toBeVisible();
   await nav(page, sessionHash);
   await expect(page.locator('.chips .chip').first()).toHaveText(
     new RegExp(`^运行中（截至 ${TIME}）$`),

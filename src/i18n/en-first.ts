@@ -21,6 +21,7 @@ export const enFirst = {
   'inbox.machines': 'Machines',
   'inbox.noMachines': 'No machine is paired yet.',
   'inbox.counts': '{running} running · {waiting} waiting',
+  'inbox.countsAsOf': 'As of {time}: {running} running · {waiting} waiting',
   'inbox.pair': 'Pair a machine',
   'inbox.newSession': 'New session',
   'card.approval': 'Approval',

@@ -22,6 +22,7 @@ export const zhFirst: Record<keyof typeof enFirst, string> = {
   'inbox.machines': '机器',
   'inbox.noMachines': '还没有配对任何机器。',
   'inbox.counts': '{running} 个运行中 · {waiting} 个等待中',
+  'inbox.countsAsOf': '截至 {time}：{running} 个运行中 · {waiting} 个等待中',
   'inbox.pair': '配对机器',
   'inbox.newSession': '新建会话',
   'card.approval': '审批',

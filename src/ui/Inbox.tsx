@@ -13,7 +13,7 @@ import { useUi } from './context.tsx';
 import { UnseenWaits } from './UnseenWaits.tsx';
 import { Icon } from './icons.tsx';
 import {
-  AsOf,
+  useAsOf,
   Header,
   PairLink,
   Presence,
@@ -72,6 +72,8 @@ export default function Inbox() {
               <ByKey each={ui.state().machines} key={(m) => m.roomId}>
                 {(view) => {
                   const counts = () => sessionCounts(view());
+                  // SC3.3: a machine that is away is not known to be running anything now.
+                  const asOf = useAsOf(view);
                   return (
                     <li>
                       <RowLink href={routeHref({ name: 'machine', roomId: view().roomId })}>
@@ -80,16 +82,16 @@ export default function Inbox() {
                           <Presence view={view()} />
                         </span>
                         <span class="row-sub">
-                          {ui.t('inbox.counts', {
+                          {ui.t(asOf() === null ? 'inbox.counts' : 'inbox.countsAsOf', {
                             running: counts().running,
                             waiting: counts().waiting,
+                            time: asOf() === null ? '' : ui.time(asOf()!),
                           })}
                         </span>
                       </RowLink>
                       <RepairBanner view={view()} />
                       <WaitingBanner view={view()} />
                       <PhonesWaitingBanner view={view()} />
-                      <AsOf view={view()} />
                     </li>
                   );
                 }}

@@ -112,13 +112,22 @@ export function Presence(props: { view: MachineView }) {
 }
 
 /** Offline reading: what is on screen may be old, and says so. */
+/** U1: when what is shown of this machine is not known to be current: since when it is (or null). */
+export function useAsOf(view: () => MachineView): () => number | null {
+  const ui = useUi();
+  return () => {
+    const v = view();
+    const stale = presenceOf(ui.state().links[v.relay], v, ui.state().network).tone !== 'ok';
+    return stale ? v.asOf : null;
+  };
+}
+
 export function AsOf(props: { view: MachineView }) {
   const ui = useUi();
-  const stale = () =>
-    presenceOf(ui.state().links[props.view.relay], props.view, ui.state().network).tone !== 'ok';
+  const asOf = useAsOf(() => props.view);
   return (
-    <Show when={stale() && props.view.asOf !== null}>
-      <p class="as-of">{ui.t('machine.asOf', { time: ui.time(props.view.asOf!) })}</p>
+    <Show when={asOf()}>
+      {(at) => <p class="as-of">{ui.t('machine.asOf', { time: ui.time(at()) })}</p>}
     </Show>
   );
 }
