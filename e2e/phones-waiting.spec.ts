@@ -98,15 +98,7 @@ test('E9.9: on the approved phone a new phone asking to join is said in the inbo
   await expect(asking).toBeVisible();
   await asking.getByRole('link', { name: 'Review phones' }).click();
   await page.getByRole('button', { name: 'Approve Test phone B' }).click();
-  await b
-    .socket()
-    .waitForMessage(
-      (m) =>
-        m.type === 'phones' &&
-        (m.phones as { phoneId: string; state?: string }[]).some(
-          (p) => p.phoneId === b.phoneId && p.state === 'approved',
-        ),
-    );
+  await b.untilApproved();
   await nav(page, '#/');
   await expect(page.getByRole('heading', { level: 2, name: 'Machines' })).toBeVisible();
   await expect(asking).toHaveCount(0);

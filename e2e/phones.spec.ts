@@ -41,15 +41,7 @@ test('E6: three phones — revoked phones are cut off and the app moves to the n
   await expect(waiting.filter({ hasText: 'Waiting for approval' })).toHaveCount(2);
   await expect(waiting.filter({ hasText: 'Test phone A' })).toContainText(/Key [0-9a-f]{4}-/);
   await page.getByRole('button', { name: 'Approve Test phone A' }).click();
-  await a
-    .socket()
-    .waitForMessage(
-      (m) =>
-        m.type === 'phones' &&
-        (m.phones as { phoneId: string; state?: string }[]).some(
-          (p) => p.phoneId === a.phoneId && p.state === 'approved',
-        ),
-    );
+  await a.untilApproved();
   await nav(page, '#/');
 
   // 1. The app is offline while A revokes B: it moves when it comes back, with no user action.

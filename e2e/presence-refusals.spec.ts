@@ -67,15 +67,7 @@ test.beforeAll(async ({ browser }) => {
   await untilMachineKnowsApp(page, roomId);
   a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
   await page.getByRole('button', { name: 'Approve Test phone A' }).click();
-  await a
-    .socket()
-    .waitForMessage(
-      (m) =>
-        m.type === 'phones' &&
-        (m.phones as { phoneId: string; state?: string }[]).some(
-          (p) => p.phoneId === a.phoneId && p.state === 'approved',
-        ),
-    );
+  await a.untilApproved();
 });
 
 test.afterAll(async () => {

@@ -43,13 +43,7 @@ test('E7: a verified Allow is accepted; a failed check sends nothing; an asserti
   const a = await makeE6Phone(relay.url, laptop.pairingCode, 'Test phone A');
   await page.getByRole('button', { name: 'Approve Test phone A' }).click();
   const phone = a.socket();
-  await phone.waitForMessage(
-    (m) =>
-      m.type === 'phones' &&
-      (m.phones as { phoneId: string; state?: string }[]).some(
-        (p) => p.phoneId === a.phoneId && p.state === 'approved',
-      ),
-  );
+  await a.untilApproved();
   const requestId = randomUUID();
   a.send({
     type: 'dispatch.request',

@@ -32,6 +32,8 @@ export type E6Phone = {
   send(message: Message): void;
   /** E7/E9: registers this credential with the machine (inside this phone's phone.sealed). */
   setCredential(webauthn: WebAuthnCredential): void;
+  /** E9: waits until the machine's phones list says this phone was let in. */
+  untilApproved(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -99,6 +101,15 @@ export async function makeE6Phone(relayUrl: string, code: string, name: string):
     setCredential(webauthn) {
       credential = webauthn;
       register();
+    },
+    async untilApproved() {
+      await current().waitForMessage(
+        (m) =>
+          m.type === 'phones' &&
+          (m.phones as { phoneId: string; state?: string }[]).some(
+            (p) => p.phoneId === phoneId && p.state === 'approved',
+          ),
+      );
     },
     close: async () => {
       await socket?.close();
