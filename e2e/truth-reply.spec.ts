@@ -197,7 +197,7 @@ test.describe('U3: the transcript never shrinks, and reads well', () => {
     await expect(page.getByRole('button', { name: 'Load older' })).toHaveCount(0);
   });
 
-  test('U3.2: the agent’s Markdown — line breaks, monospace code scrolling inside its block, "Show all", https links only, raw HTML as text, loaded only on the session screen', async ({
+  test('U3.2: the agent’s Markdown — line breaks, monospace code scrolling inside its block, "Show all" (still open after the transcript grows), https links only, raw HTML as text, loaded only on the session screen', async ({
     page,
     relay,
   }) => {
@@ -256,6 +256,31 @@ test.describe('U3: the transcript never shrinks, and reads well', () => {
     ).toBe(true);
     await expect(pre).not.toContainText('line 13 ');
     await page.getByRole('button', { name: 'Show all (30 lines)' }).click();
+    await expect(pre).toContainText('line 30 ');
+
+    // The session moves on: the transcript is asked again and grows. The block the owner opened
+    // stays open, the same element — rows are kept by their key, not rebuilt.
+    await pre.evaluate((el) => el.setAttribute('data-opened-before', ''));
+    const first = (ask as { requestId: string }).requestId;
+    machine.say({
+      type: 'session.snapshot',
+      sessions: [{ ...liveSession, lastActivity: Date.now() + 1000 }],
+    });
+    const again = await machine.waitFor(
+      (x) => x.type === 'transcript.get' && (x as { requestId: string }).requestId !== first,
+    );
+    machine.say({
+      type: 'transcript',
+      requestId: (again as { requestId: string }).requestId,
+      sessionId: 's1',
+      entries: [
+        { seq: 1, role: 'user', text: 'make a plan', ts: Date.now() },
+        { seq: 2, role: 'assistant', text, ts: Date.now() },
+        { seq: 3, role: 'assistant', text: 'And one more thing.', ts: Date.now() },
+      ],
+    });
+    await expect(page.getByText('And one more thing.')).toBeVisible();
+    await expect(pre).toHaveAttribute('data-opened-before', '');
     await expect(pre).toContainText('line 30 ');
 
     const docs = page.getByRole('link', { name: 'docs' });

@@ -141,7 +141,10 @@ function Blocks(props: { blocks: readonly Block[] }): JSX.Element {
 }
 
 export default function Markdown(props: { text: string }) {
-  const blocks = createMemo(() => parseMarkdown(props.text));
+  // The same words in a new entry object (the transcript is fetched again as the session moves
+  // on) are not parsed again, so nothing in them is rebuilt — a "Show all" opened stays open.
+  const text = createMemo(() => props.text);
+  const blocks = createMemo(() => parseMarkdown(text()));
   return (
     <div class="tr-md">
       <Blocks blocks={blocks()} />

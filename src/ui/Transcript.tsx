@@ -1,5 +1,4 @@
 import {
-  For,
   Show,
   createComputed,
   createEffect,
@@ -13,6 +12,7 @@ import {
 import type { ClosedNote, MachineView } from '../client/machine-view.ts';
 import { timelineOf } from '../client/timeline.ts';
 import { gapsOf, olderCursor, reachesStart } from '../client/transcript-merge.ts';
+import { ByKey } from './ByKey.tsx';
 import { useUi } from './context.tsx';
 import { TimelineEntry } from './TimelineItem.tsx';
 import { BlockedWhy, reasonText } from './widgets.tsx';
@@ -277,30 +277,37 @@ export function Transcript(props: {
         <BlockedWhy roomId={props.view.roomId} id="transcript-why" />
       </Show>
       <ol class="transcript tl-list" ref={list}>
-        <For each={items()}>
-          {(item) => (
-            <>
-              <Show
-                when={(item.kind === 'text' || item.kind === 'tool') && gapBefore(item.entry.seq)}
-              >
-                <li class="tr-gap">
-                  <p>{ui.t('truth.transcript.gap')}</p>
-                  <button
-                    type="button"
-                    class="btn"
-                    disabled={!canAsk()}
-                    onClick={() =>
-                      (item.kind === 'text' || item.kind === 'tool') && load(item.entry.seq)
-                    }
-                  >
-                    {ui.t('truth.transcript.loadGap')}
-                  </button>
-                </li>
-              </Show>
-              <TimelineEntry item={item} machine={props.view.name} />
-            </>
-          )}
-        </For>
+        {/* Kept by key: the transcript is asked again whenever the session moves on, and a
+            rebuilt row would lose what the owner opened ("Show all") and be parsed again. */}
+        <ByKey each={items()} key={(i) => i.key}>
+          {(item) => {
+            const seq = () => {
+              const i = item();
+              return i.kind === 'text' || i.kind === 'tool' ? i.entry.seq : null;
+            };
+            return (
+              <>
+                <Show when={seq() !== null && gapBefore(seq()!)}>
+                  <li class="tr-gap">
+                    <p>{ui.t('truth.transcript.gap')}</p>
+                    <button
+                      type="button"
+                      class="btn"
+                      disabled={!canAsk()}
+                      onClick={() => {
+                        const at = seq();
+                        if (at !== null) load(at);
+                      }}
+                    >
+                      {ui.t('truth.transcript.loadGap')}
+                    </button>
+                  </li>
+                </Show>
+                <TimelineEntry item={item()} machine={props.view.name} />
+              </>
+            );
+          }}
+        </ByKey>
       </ol>
       <Show when={asked() && !page()}>
         <p class="hint" role="status">
