@@ -40,8 +40,8 @@ export function keepGeminiHistory(
   const kept: string[] = [];
   for (const project of readdirOrEmpty(tmp)) {
     const chats = path.join(tmp, project, 'chats');
-    if (!readdirOrEmpty(chats).includes(clashing)) continue;
     const names = readdirOrEmpty(chats);
+    if (!names.includes(clashing)) continue;
     let n = 1;
     while (names.includes(`${PREFIX}${minute}-kept${n}-${short}.jsonl`)) n += 1;
     const to = path.join(chats, `${PREFIX}${minute}-kept${n}-${short}.jsonl`);
